@@ -1,0 +1,491 @@
+"""Declaring claims, hypotheses and fixture families.
+
+A claim file reads like the paper::
+
+    from verify import claim, hypothesis, family, random, negative, Evidence
+
+    @family("toy.pairs")
+    def pairs(rng, n=4):
+        return {"x": rng.normal(size=n)}
+
+    nonneg = hypothesis("x >= 0 entrywise", lambda fx: (bool((fx["x"] >= 0).all()), float(fx["x"].min())))
+
+    @claim("toy.lem1", kind="lemma", statement=r"$\\sum_i x_i^2 \\ge 0$",
+           fixtures=[random(pairs, n=5), negative(pairs, mutation="wrong sign")])
+    def lem1(fx):
+        ev = Evidence()
+        s = float((fx["x"] ** 2).sum())
+        ev.ge("sum of squares", -s if fx.mutation else s, 0.0)
+        return ev
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import settings as S
+from .errors import UsageError
+
+# ---------------------------------------------------------------------------------------------
+# Hypotheses
+
+
+@dataclass(frozen=True)
+class HypothesisResult:
+    """Outcome of one hypothesis predicate on one fixture. ``slack`` > 0 means met with room."""
+
+    name: str
+    holds: bool
+    slack: float | None = None
+    detail: str = ""
+
+    def to_dict(self) -> dict:
+        from .evidence import jsonable
+
+        return jsonable({"name": self.name, "holds": self.holds, "slack": self.slack, "detail": self.detail})
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """A named predicate on a fixture: ``predicate(fx)`` returns bool, (bool, slack) or
+    (bool, slack, detail), or a :class:`HypothesisResult`."""
+
+    name: str
+    predicate: Callable[[Fixture], Any]
+    description: str = ""
+
+    def evaluate(self, fx: Fixture) -> HypothesisResult:
+        out = self.predicate(fx)
+        if isinstance(out, HypothesisResult):
+            return out
+        if isinstance(out, tuple):
+            holds = bool(out[0])
+            slack = None if len(out) < 2 or out[1] is None else float(out[1])
+            detail = str(out[2]) if len(out) > 2 else ""
+            return HypothesisResult(self.name, holds, slack, detail)
+        return HypothesisResult(self.name, bool(out))
+
+
+def hypothesis(name: str, predicate: Callable[[Fixture], Any], *, description: str = "") -> Hypothesis:
+    """Declare a named hypothesis predicate (see :class:`Hypothesis`)."""
+    if not callable(predicate):
+        raise UsageError(f"hypothesis {name!r}: predicate is not callable")
+    return Hypothesis(name, predicate, description)
+
+
+# ---------------------------------------------------------------------------------------------
+# Fixtures
+
+
+@dataclass(frozen=True)
+class FixtureFamily:
+    """A named generator: ``build(rng, **params) -> dict`` from a seed and parameters alone."""
+
+    name: str
+    build: Callable[..., dict]
+    description: str = ""
+    defaults: dict = field(default_factory=dict)
+
+
+def family(name: str, *, description: str = "") -> Callable[[Callable[..., dict]], FixtureFamily]:
+    """Decorator declaring a fixture family: ``@family("sym.gauss") def f(rng, d=3): ...``."""
+
+    def wrap(fn: Callable[..., dict]) -> FixtureFamily:
+        import inspect
+
+        defaults = {k: p.default for k, p in inspect.signature(fn).parameters.items()
+                    if p.default is not inspect.Parameter.empty}
+        return FixtureFamily(name, fn, description or (fn.__doc__ or "").strip().split("\n")[0], defaults)
+
+    return wrap
+
+
+@dataclass(frozen=True)
+class FixtureUse:
+    """One family used by one claim: its kind, parameters, mutation and seeds per profile.
+
+    ``expect`` is the set of verdicts that count as correct on this fixture. A negative control by
+    default expects the conclusion to fail (``refuted``) or the hypotheses to be unmet (``vacuous``).
+    """
+
+    family: FixtureFamily
+    kind: str
+    params: dict
+    mutation: str | None = None
+    seeds: dict | None = None
+    expect: frozenset = frozenset()
+    profiles: tuple = S.PROFILES
+    label: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.label or self.family.name
+
+    def n_seeds(self, profile: str) -> int:
+        if profile not in self.profiles:
+            return 0
+        if self.seeds is not None:
+            return int(self.seeds.get(profile, 0))
+        return S.DEFAULT_SEEDS[profile][self.kind]
+
+    def describe(self) -> dict:
+        return {"family": self.family.name, "label": self.name, "kind": self.kind,
+                "params": _jsonable_params(self.params), "mutation": self.mutation,
+                "expect": sorted(self.expect), "profiles": list(self.profiles)}
+
+
+def _jsonable_params(params: dict) -> dict:
+    from .evidence import jsonable
+
+    return jsonable(params)
+
+
+def _use(kind: str, fam: FixtureFamily, mutation: str | None, seeds: Any, expect: Iterable[str] | None,
+         profiles: Sequence[str] | None, label: str, params: dict) -> FixtureUse:
+    if not isinstance(fam, FixtureFamily):
+        raise UsageError(f"{kind} fixture: {fam!r} is not a fixture family (declare it with @family)")
+    unknown = set(params) - set(fam.defaults)
+    if unknown:
+        raise UsageError(f"fixture family {fam.name!r}: unknown parameter(s) {sorted(unknown)}")
+    if isinstance(seeds, int):
+        seeds = {p: seeds for p in S.PROFILES}
+    if expect is None:
+        expect = {S.REFUTED, S.VACUOUS} if kind == S.NEGATIVE else {S.PASS}
+    bad = set(expect) - set(S.VERDICTS)
+    if bad:
+        raise UsageError(f"fixture {fam.name!r}: unknown expected verdict(s) {sorted(bad)}")
+    if profiles is None:
+        profiles = S.PROFILES if kind != S.ADVERSARIAL else ("standard", "thorough")
+    bad = set(profiles) - set(S.PROFILES)
+    if bad:
+        raise UsageError(f"fixture {fam.name!r}: unknown profile(s) {sorted(bad)}")
+    return FixtureUse(fam, kind, dict(params), mutation, seeds, frozenset(expect), tuple(profiles), label)
+
+
+def random(fam: FixtureFamily, *, seeds: Any = None, expect: Iterable[str] | None = None,
+           profiles: Sequence[str] | None = None, label: str = "", **params: Any) -> FixtureUse:
+    """A random fixture: hypotheses are expected to hold and the conclusion to pass."""
+    return _use(S.RANDOM, fam, None, seeds, expect, profiles, label, params)
+
+
+def adversarial(fam: FixtureFamily, *, seeds: Any = None, expect: Iterable[str] | None = None,
+                profiles: Sequence[str] | None = None, label: str = "", **params: Any) -> FixtureUse:
+    """An edge case or a search toward a violation (runs in standard and thorough by default)."""
+    return _use(S.ADVERSARIAL, fam, None, seeds, expect, profiles, label, params)
+
+
+def negative(fam: FixtureFamily, *, mutation: str | None = None, seeds: Any = None,
+             expect: Iterable[str] | None = None, profiles: Sequence[str] | None = None, label: str = "",
+             **params: Any) -> FixtureUse:
+    """A negative control: a broken hypothesis, or (with ``mutation``) a mutated conclusion.
+
+    The check sees ``fx.mutation`` and must test the mutated conclusion; the control is caught when
+    the verdict is in ``expect`` (default: refuted or vacuous).
+    """
+    return _use(S.NEGATIVE, fam, mutation, seeds, expect, profiles, label, params)
+
+
+class Fixture:
+    """One built fixture as a check sees it: ``fx["X"]``, ``fx.params``, ``fx.seed``, ``fx.rng``,
+    ``fx.mutation``, ``fx.kind``, ``fx.profile``."""
+
+    def __init__(self, use: FixtureUse, seed: int, profile: str, data: dict):
+        self.use = use
+        self.family = use.family.name
+        self.kind = use.kind
+        self.params = {**use.family.defaults, **use.params}
+        self.mutation = use.mutation
+        self.seed = seed
+        self.profile = profile
+        self.data = data
+        # A generator for the check's own randomness, independent of the one that built the data.
+        self.rng = np.random.default_rng([seed, 1])
+
+    def __getitem__(self, key: str) -> Any:
+        try:
+            return self.data[key]
+        except KeyError:
+            raise KeyError(f"fixture {self.family!r} has no field {key!r} (fields: {sorted(self.data)})") from None
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.data
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.data.get(key, default)
+
+    def mutated(self, name: str | None = None) -> bool:
+        """True when this is a mutated-conclusion control (named ``name`` if given)."""
+        return self.mutation is not None and (name is None or self.mutation == name)
+
+
+def build_fixture(use: FixtureUse, seed: int, profile: str) -> Fixture:
+    params = {**use.family.defaults, **use.params}
+    rng = np.random.default_rng(seed)
+    data = use.family.build(rng, **params)
+    if not isinstance(data, dict):
+        raise TypeError(f"fixture family {use.family.name!r} returned {type(data).__name__}, not a dict")
+    _check_finite(use.family.name, data)
+    return Fixture(use, seed, profile, data)
+
+
+def _check_finite(name: str, data: dict) -> None:
+    for k, v in data.items():
+        if isinstance(v, np.ndarray) and v.dtype.kind in "fc" and not np.all(np.isfinite(v)):
+            raise FloatingPointError(f"fixture family {name!r} produced NaN or inf in field {k!r}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Claims
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A registered item of a paper: checkable (has a check) or not (has a reason)."""
+
+    id: str
+    paper: str
+    kind: str
+    statement: str
+    hypotheses: tuple = ()
+    uses: tuple = ()
+    fixtures: tuple = ()
+    check: Callable[[Fixture], Any] | None = None
+    reason: str | None = None
+    title: str = ""
+    expected: str | None = None
+    expected_reason: str = ""
+    amends: str | None = None
+    judged_by: str = ""
+    timeout_s: float = S.DEFAULT_TIMEOUT_S
+    proxy: str = ""
+    source: str = ""
+    tags: tuple = ()
+
+    @property
+    def checkable(self) -> bool:
+        return self.check is not None
+
+    @property
+    def negative_controls(self) -> int:
+        return sum(1 for u in self.fixtures if u.kind == S.NEGATIVE)
+
+    def describe(self) -> dict:
+        """The catalogue entry (what ``verify list --json`` prints and the records' claim line holds)."""
+        return {
+            "id": self.id, "paper": self.paper, "kind": self.kind, "title": self.title,
+            "statement": self.statement, "checkable": self.checkable,
+            "reason": None if self.checkable else self.reason,
+            "hypotheses": [{"name": h.name, "description": h.description} for h in self.hypotheses],
+            "uses": list(self.uses),
+            "fixtures": [u.describe() for u in self.fixtures],
+            "negative_controls": self.negative_controls,
+            "expected": self.expected, "expected_reason": self.expected_reason,
+            "amends": self.amends, "judged_by": self.judged_by, "proxy": self.proxy,
+            "timeout_s": self.timeout_s, "source": self.source, "tags": list(self.tags),
+        }
+
+
+class Registry:
+    """All claims known to this process, by id. Rejects duplicates at registration; unknown ``uses``
+    and cycles at :meth:`validate`."""
+
+    def __init__(self) -> None:
+        self.claims: dict[str, Claim] = {}
+        self.current_source = ""
+
+    def add(self, c: Claim) -> Claim:
+        if c.id in self.claims:
+            other = self.claims[c.id]
+            raise UsageError(f"duplicate claim id {c.id!r} (declared in {other.source or '?'} and in "
+                             f"{c.source or '?'})")
+        self.claims[c.id] = c
+        return c
+
+    def __contains__(self, cid: str) -> bool:
+        return cid in self.claims
+
+    def __getitem__(self, cid: str) -> Claim:
+        try:
+            return self.claims[cid]
+        except KeyError:
+            raise UsageError(f"unknown claim {cid!r}") from None
+
+    def __iter__(self):
+        return iter(self.claims.values())
+
+    def __len__(self) -> int:
+        return len(self.claims)
+
+    def papers(self) -> list[str]:
+        return sorted({c.paper for c in self.claims.values()})
+
+    def validate(self) -> None:
+        for c in self.claims.values():
+            for u in c.uses:
+                if u not in self.claims:
+                    raise UsageError(f"claim {c.id!r} ({c.source or '?'}): uses unknown claim {u!r}")
+            if c.amends is not None and c.amends not in self.claims:
+                raise UsageError(f"claim {c.id!r} ({c.source or '?'}): amends unknown claim {c.amends!r}")
+        cycle = self.find_cycle()
+        if cycle:
+            raise UsageError("dependency cycle among claims: " + " -> ".join(cycle))
+
+    def find_cycle(self) -> list[str] | None:
+        colour: dict[str, int] = {}
+        stack: list[str] = []
+
+        def visit(cid: str) -> list[str] | None:
+            colour[cid] = 1
+            stack.append(cid)
+            for u in self.claims[cid].uses:
+                if u not in self.claims:
+                    continue
+                if colour.get(u) == 1:
+                    return stack[stack.index(u):] + [u]
+                if colour.get(u) is None:
+                    found = visit(u)
+                    if found:
+                        return found
+            stack.pop()
+            colour[cid] = 2
+            return None
+
+        for cid in sorted(self.claims):
+            if colour.get(cid) is None:
+                found = visit(cid)
+                if found:
+                    return found
+        return None
+
+    def used_by(self, cid: str) -> list[str]:
+        return sorted(c.id for c in self.claims.values() if cid in c.uses)
+
+    def select(self, selectors: Sequence[str]) -> list[Claim]:
+        """Claims matching any selector: an exact id, a glob (``lyu2021.thm4.*``), a paper name or an
+        id prefix (``lyu2021.thm4.2`` also selects ``lyu2021.thm4.2.upper_bound``)."""
+        if not selectors:
+            return list(self.claims.values())
+        out: dict[str, Claim] = {}
+        for sel in selectors:
+            hits = [c for c in self.claims.values()
+                    if c.id == sel or c.paper == sel or c.id.startswith(sel + ".")
+                    or fnmatch.fnmatchcase(c.id, sel)]
+            if not hits:
+                raise UsageError(f"selector {sel!r} matches no registered claim "
+                                 f"(papers: {', '.join(self.papers()) or 'none'})")
+            for c in hits:
+                out[c.id] = c
+        return [c for c in self.claims.values() if c.id in out]
+
+
+REGISTRY = Registry()
+
+
+def _paper_of(cid: str) -> str:
+    return cid.split(".", 1)[0]
+
+
+def _validate_common(cid: str, kind: str, statement: str) -> None:
+    if not isinstance(cid, str) or not cid or " " in cid:
+        raise UsageError(f"claim id {cid!r} is not a non-empty string without spaces")
+    if kind not in S.CLAIM_KINDS:
+        raise UsageError(f"claim {cid!r}: unknown kind {kind!r} (one of {', '.join(S.CLAIM_KINDS)})")
+    if not isinstance(statement, str) or not statement.strip():
+        raise UsageError(f"claim {cid!r}: statement is empty")
+
+
+def claim(cid: str, *, kind: str, statement: str, hypotheses: Sequence[Hypothesis] = (),
+          uses: Sequence[str] = (), fixtures: Sequence[FixtureUse] = (), paper: str | None = None,
+          title: str = "", expected: str | None = None, expected_reason: str = "",
+          amends: str | None = None, judged_by: str = "", timeout_s: float = S.DEFAULT_TIMEOUT_S,
+          tags: Sequence[str] = (), registry: Registry | None = None) -> Callable:
+    """Decorator registering a checkable claim; the decorated function is its check.
+
+    ``expected`` records a known outcome other than verified (``"refuted"`` for a printed statement
+    that fails, ``"inconclusive"``), with ``expected_reason``. ``amends`` names the printed claim an
+    amended claim replaces. ``judged_by`` says how a limit or probability is judged (trend over
+    horizons, confidence interval over seeds).
+    """
+    _validate_common(cid, kind, statement)
+    for h in hypotheses:
+        if not isinstance(h, Hypothesis):
+            raise UsageError(f"claim {cid!r}: hypothesis {h!r} is not declared with hypothesis()")
+    for u in fixtures:
+        if not isinstance(u, FixtureUse):
+            raise UsageError(f"claim {cid!r}: fixture {u!r} is not declared with random/adversarial/negative")
+    if not fixtures:
+        raise UsageError(f"claim {cid!r}: a checkable claim needs at least one fixture")
+    if expected is not None and expected not in (S.ST_REFUTED, S.ST_INCONCLUSIVE, S.ST_VACUOUS):
+        raise UsageError(f"claim {cid!r}: expected must be 'refuted', 'inconclusive' or 'vacuous'")
+    reg = registry if registry is not None else REGISTRY
+
+    def wrap(fn: Callable[[Fixture], Any]) -> Callable[[Fixture], Any]:
+        if not callable(fn):
+            raise UsageError(f"claim {cid!r}: check is not callable")
+        reg.add(Claim(
+            id=cid, paper=paper or _paper_of(cid), kind=kind, statement=statement,
+            hypotheses=tuple(hypotheses), uses=tuple(uses), fixtures=tuple(fixtures), check=fn,
+            title=title, expected=expected, expected_reason=expected_reason, amends=amends,
+            judged_by=judged_by, timeout_s=float(timeout_s), source=reg.current_source or fn.__module__,
+            tags=tuple(tags)))
+        return fn
+
+    return wrap
+
+
+def not_checkable(cid: str, *, kind: str, statement: str, reason: str, uses: Sequence[str] = (),
+                  paper: str | None = None, title: str = "", proxy: str = "",
+                  hypotheses: Sequence[Hypothesis] = (), tags: Sequence[str] = (),
+                  registry: Registry | None = None) -> Claim:
+    """Register an item that cannot be checked numerically, with the reason (and proxy evidence, if any)."""
+    _validate_common(cid, kind, statement)
+    if not reason or not reason.strip():
+        raise UsageError(f"claim {cid!r}: a not-checkable item needs a reason")
+    reg = registry if registry is not None else REGISTRY
+    return reg.add(Claim(id=cid, paper=paper or _paper_of(cid), kind=kind, statement=statement,
+                         hypotheses=tuple(hypotheses), uses=tuple(uses), reason=reason, title=title,
+                         proxy=proxy, source=reg.current_source, tags=tuple(tags)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Tasks: one (claim, fixture use, seed index)
+
+
+@dataclass(frozen=True)
+class Task:
+    claim_id: str
+    use_index: int
+    seed_index: int
+    seed: int
+    profile: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.use_index}.{self.seed_index}"
+
+
+def derive_seed(global_seed: int, claim_id: str, use: FixtureUse, seed_index: int) -> int:
+    """A 63-bit seed from the run seed, the claim, the fixture and the seed index alone."""
+    payload = json.dumps([global_seed, claim_id, use.name, use.kind, use.mutation,
+                          _jsonable_params(use.params), seed_index], sort_keys=True, default=str)
+    return int.from_bytes(hashlib.sha256(payload.encode()).digest()[:8], "little") >> 1
+
+
+def expand(claims: Iterable[Claim], profile: str, global_seed: int) -> list[Task]:
+    if profile not in S.PROFILES:
+        raise UsageError(f"unknown profile {profile!r} (one of {', '.join(S.PROFILES)})")
+    tasks = []
+    for c in claims:
+        if not c.checkable:
+            continue
+        for ui, use in enumerate(c.fixtures):
+            for si in range(use.n_seeds(profile)):
+                tasks.append(Task(c.id, ui, si, derive_seed(global_seed, c.id, use, si), profile))
+    return tasks

@@ -1,0 +1,215 @@
+"""The ``verify`` command line.
+
+Exit codes: 0 every outcome as expected; 1 a claim refuted, erroring or inconclusive against its
+recorded expectation, a negative control that failed to fail, or a regression against a baseline;
+2 bad usage or bad input (one line naming what is wrong; ``--debug`` for the traceback).
+"""
+
+from __future__ import annotations
+
+import os
+
+# Claims run many small dense problems; one BLAS thread per process avoids oversubscribing the
+# cores that the worker pool already uses. Set before numpy is imported.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import sys  # noqa: E402
+import textwrap  # noqa: E402
+import traceback  # noqa: E402
+
+from . import settings as S  # noqa: E402
+from .errors import UsageError  # noqa: E402
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse's own usage errors: one line, exit 2
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"verify: error: {message}\n")
+        sys.exit(2)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="verify", description="Check the theorems of deep-learning papers on concrete instances.")
+    p.add_argument("--debug", action="store_true", help="show tracebacks for bad input")
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+
+    ls = sub.add_parser("list", help="list registered claims")
+    ls.add_argument("sources", nargs="*", help="extra claim files (.py) or module:NAME to load")
+    ls.add_argument("--paper", help="only this paper")
+    ls.add_argument("--json", action="store_true", help="a JSON array, one object per claim")
+
+    r = sub.add_parser("run", help="run claims and write records, summary and report")
+    r.add_argument("selectors", nargs="*",
+                   help="claim ids, globs (lyu2021.thm4.*), papers, or claim files (.py); none = everything")
+    r.add_argument("--profile", default="standard", help="quick | standard | thorough (default standard)")
+    r.add_argument("--out", default="reports/latest", help="output directory (default reports/latest)")
+    r.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="local worker processes")
+    r.add_argument("--seed", type=int, default=0, help="run seed; the same seed gives the same fixtures")
+    r.add_argument("--baseline", help="records file to compare against; exit 1 on a regression")
+    r.add_argument("--executor", default="pool", help="inprocess | pool | dask")
+    r.add_argument("--scheduler", help="Dask scheduler address for --executor dask")
+    r.add_argument("--resume", action="store_true", help="skip the tasks already finished in --out")
+    r.add_argument("--task", help="only the fixture with this task key (as printed in reproduction commands)")
+    r.add_argument("--timeout", type=float, help="time limit per (claim, fixture) in seconds")
+    r.add_argument("--no-report", action="store_true", help="skip the HTML report")
+    r.add_argument("--quiet", action="store_true", help="no progress display")
+
+    sh = sub.add_parser("show", help="show one claim")
+    sh.add_argument("id")
+    sh.add_argument("sources", nargs="*", help="extra claim files to load")
+
+    rp = sub.add_parser("report", help="render an HTML report from records files (merged)")
+    rp.add_argument("records", nargs="+")
+    rp.add_argument("-o", "--output", required=True)
+
+    d = sub.add_parser("diff", help="compare two records files; exit 1 on a regression")
+    d.add_argument("old")
+    d.add_argument("new")
+    return p
+
+
+def _load(extra: list[str]) -> tuple[list[str], list[str]]:
+    from .claims import REGISTRY
+    from .discovery import load_package, split_selectors
+
+    load_package("theorems")
+    selectors, from_files = split_selectors(extra)
+    REGISTRY.validate()
+    return selectors, from_files
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from .claims import REGISTRY
+
+    _load(args.sources)
+    claims = [c for c in REGISTRY if args.paper is None or c.paper == args.paper]
+    if args.paper is not None and not claims:
+        raise UsageError(f"--paper {args.paper!r}: no such paper (papers: {', '.join(REGISTRY.papers())})")
+    if args.json:
+        print(json.dumps([c.describe() for c in claims], indent=1))
+        return 0
+    for c in claims:
+        mark = f"{len(c.fixtures)} fixtures, {c.negative_controls} negative" if c.checkable else "not checkable"
+        print(f"{c.id:40s} {c.kind:12s} {mark}")
+    print(f"{len(claims)} claims, {sum(c.checkable for c in claims)} checkable")
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .claims import REGISTRY
+    from .runner import run
+
+    if args.profile not in S.PROFILES:
+        raise UsageError(f"unknown profile {args.profile!r} (one of {', '.join(S.PROFILES)})")
+    selectors, from_files = _load(args.selectors)
+    if from_files and not selectors:
+        claims = [REGISTRY[c] for c in from_files]
+    else:
+        claims = REGISTRY.select(selectors) if selectors or not from_files else []
+        claims += [REGISTRY[c] for c in from_files if all(c != x.id for x in claims)]
+    outcome = run(claims, profile=args.profile, seed=args.seed, jobs=args.jobs, out_dir=args.out,
+                  executor=args.executor, scheduler=args.scheduler, resume=args.resume, task_filter=args.task,
+                  timeout_s=args.timeout, baseline=args.baseline, selectors=args.selectors,
+                  progress=not args.quiet, report=not args.no_report)
+    _print_summary(outcome)
+    if outcome.interrupted:
+        print(f"interrupted: the records and report of what finished are in {outcome.out_dir}", file=sys.stderr)
+        return 130
+    return outcome.exit_code
+
+
+def _print_summary(outcome) -> None:
+    from .status import display_status, paper_counts
+
+    for paper, counts in paper_counts(outcome.statuses).items():
+        parts = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
+        print(f"{paper}: {parts}")
+    by_claim: dict[str, list[dict]] = {}
+    for r in outcome.results:
+        by_claim.setdefault(r["claim"], []).append(r)
+    for cid, st in outcome.statuses.items():
+        if st["as_expected"]:
+            continue
+        expected = f" (expected {st['expected']})" if st["expected"] else ""
+        print(f"UNEXPECTED {cid}: {display_status(st)}{expected}")
+        for r in by_claim.get(cid, []):
+            if not r["as_expected"]:
+                why = f" — {r['reason']}" if r.get("reason") else ""
+                print(f"  {r['fixture_kind']} fixture {r['label']} [{r['task_id']}]: {r['verdict']}"
+                      f" (expected {'/'.join(r['expected'])}){why}"[:400])
+                print(f"    rerun: {r['repro']}")
+    for reg in outcome.regressions:
+        print(f"REGRESSION {reg}")
+    n_bad = sum(1 for st in outcome.statuses.values() if not st["as_expected"])
+    print(f"{len(outcome.results)} fixtures run; {len(outcome.statuses)} claims; {n_bad} unexpected; "
+          f"records: {outcome.records_path}" + (f"; report: {outcome.report_path}" if outcome.report_path else ""))
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from .claims import REGISTRY
+
+    _load(args.sources)
+    c = REGISTRY[args.id]
+    d = c.describe()
+    print(f"{c.id} ({c.kind}, {c.paper}){' — ' + c.title if c.title else ''}")
+    print(textwrap.indent(c.statement.strip(), "  "))
+    if not c.checkable:
+        print(f"not checkable: {c.reason}")
+    for h in d["hypotheses"]:
+        print(f"hypothesis: {h['name']}" + (f" — {h['description']}" if h["description"] else ""))
+    if c.uses:
+        print("uses: " + ", ".join(c.uses))
+    used_by = REGISTRY.used_by(c.id)
+    if used_by:
+        print("used by: " + ", ".join(used_by))
+    for i, f in enumerate(d["fixtures"]):
+        mut = f" mutation={f['mutation']!r}" if f["mutation"] else ""
+        print(f"fixture {i}: {f['kind']:11s} {f['label']} {json.dumps(f['params'])}{mut} "
+              f"profiles={','.join(f['profiles'])}")
+    if c.expected:
+        print(f"expected: {c.expected} — {c.expected_reason}")
+    if c.amends:
+        print(f"amends: {c.amends}")
+    if c.judged_by:
+        print(f"judged by: {c.judged_by}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from .records import merge
+    from .report import render_report
+
+    path = render_report(merge(args.records), args.output)
+    print(f"report: {path}")
+    return 0
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from .diff import diff_records, format_diff
+    from .records import read_records
+
+    d = diff_records(read_records(args.old), read_records(args.new))
+    print(format_diff(d))
+    return 1 if d["regressions"] else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    handlers = {"list": cmd_list, "run": cmd_run, "show": cmd_show, "report": cmd_report, "diff": cmd_diff}
+    try:
+        return handlers[args.cmd](args)
+    except UsageError as exc:
+        if args.debug:
+            traceback.print_exc()
+        print(f"verify: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("verify: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,136 @@
+"""Running one (claim, fixture) task into one result record. Every executor calls :func:`run_task`."""
+
+from __future__ import annotations
+
+import shlex
+import time
+import traceback
+import warnings
+from typing import Any
+
+import numpy as np
+
+from . import settings as S
+from .claims import REGISTRY, Claim, Registry, Task, build_fixture
+from .evidence import Evidence, jsonable
+from .status import verdict_of
+
+
+def repro_command(task: Task, claim: Claim, global_seed: int) -> str:
+    """The one command that reruns exactly this claim on exactly this fixture."""
+    parts = ["verify", "run"]
+    if claim.source and claim.source.endswith(".py"):
+        parts.append(claim.source)
+    parts += [claim.id, "--task", task.key, "--profile", task.profile, "--seed", str(global_seed),
+              "--executor", "inprocess"]
+    return " ".join(shlex.quote(p) for p in parts)
+
+
+def base_record(task: Task, claim: Claim, global_seed: int, run_id: str) -> dict:
+    use = claim.fixtures[task.use_index]
+    return {
+        "type": "result", "run_id": run_id, "claim": claim.id, "paper": claim.paper, "task_id": task.key,
+        "family": use.family.name, "label": use.name, "fixture_kind": use.kind,
+        "params": jsonable({**use.family.defaults, **use.params}), "mutation": use.mutation, "seed": task.seed,
+        "profile": task.profile, "expected": sorted(_expected(claim, use.kind, use.expect)),
+        "repro": repro_command(task, claim, global_seed), "hypotheses": [], "evidence": None,
+        "reason": None, "traceback": None, "duration_s": 0.0,
+    }
+
+
+def _expected(claim: Claim, kind: str, expect: frozenset) -> set:
+    """Verdicts that count as correct: a claim recorded as refuted as printed expects refutation on its
+    ordinary fixtures (and still expects its negative controls to be caught)."""
+    if kind != S.NEGATIVE and claim.expected == S.ST_REFUTED:
+        return set(expect) | {S.REFUTED}
+    if kind != S.NEGATIVE and claim.expected == S.ST_INCONCLUSIVE:
+        return set(expect) | {S.INCONCLUSIVE}
+    if kind != S.NEGATIVE and claim.expected == S.ST_VACUOUS:
+        return set(expect) | {S.VACUOUS}
+    return set(expect)
+
+
+def finish(rec: dict, verdict: str, reason: str | None = None) -> dict:
+    rec["verdict"] = verdict
+    rec["as_expected"] = verdict in rec["expected"]
+    if reason is not None:
+        rec["reason"] = reason
+    return rec
+
+
+def run_task(task: Task, global_seed: int, run_id: str = "", registry: Registry = REGISTRY) -> dict:
+    """Build the fixture, check the hypotheses, run the check and decide the verdict.
+
+    Never raises for a failure of the claim's own code: a crash becomes an ``error`` record with its
+    traceback; a failure while building the fixture (including NaN or inf in it) too.
+    """
+    claim = registry[task.claim_id]
+    rec = base_record(task, claim, global_seed, run_id)
+    use = claim.fixtures[task.use_index]
+    t0 = time.perf_counter()
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            fx = build_fixture(use, task.seed, task.profile)
+    except Exception as exc:
+        rec["duration_s"] = time.perf_counter() - t0
+        rec["traceback"] = traceback.format_exc()
+        return finish(rec, S.ERROR, f"fixture {use.family.name!r} failed to build: {type(exc).__name__}: {exc}")
+
+    hyp_results = []
+    try:
+        for h in claim.hypotheses:
+            hyp_results.append(h.evaluate(fx))
+    except Exception as exc:
+        rec["duration_s"] = time.perf_counter() - t0
+        rec["hypotheses"] = [h.to_dict() for h in hyp_results]
+        rec["traceback"] = traceback.format_exc()
+        return finish(rec, S.ERROR, f"hypothesis predicate crashed: {type(exc).__name__}: {exc}")
+    rec["hypotheses"] = [h.to_dict() for h in hyp_results]
+    hyp_ok = all(h.holds for h in hyp_results)
+
+    crashed = False
+    ev: Any = None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ev = claim.check(fx)
+        if not isinstance(ev, Evidence):
+            raise TypeError(f"check of {claim.id!r} returned {type(ev).__name__}, not Evidence")
+    except Exception as exc:
+        crashed = True
+        rec["traceback"] = traceback.format_exc()
+        rec["reason"] = f"check crashed: {type(exc).__name__}: {exc}"
+    rec["duration_s"] = time.perf_counter() - t0
+
+    if crashed and not hyp_ok:
+        # The conclusion need not make sense off its hypotheses; the verdict is decided by them.
+        rec["reason"] = "hypotheses unmet: " + ", ".join(h.name for h in hyp_results if not h.holds) + (
+            f" (the check then crashed: {rec['reason']})")
+        return finish(rec, S.VACUOUS)
+    if crashed:
+        return finish(rec, S.ERROR)
+    rec["evidence"] = ev.to_dict()
+    verdict = verdict_of(hyp_ok, ev.holds, crashed=False)
+    reason = None
+    if verdict == S.VACUOUS:
+        reason = "hypotheses unmet: " + ", ".join(h.name for h in hyp_results if not h.holds)
+    elif verdict == S.INCONCLUSIVE:
+        reason = ev.inconclusive_reason or "the check recorded no comparison"
+    elif verdict == S.REFUTED:
+        failed = [c for c in ev.comparisons if not c.holds]
+        reason = "; ".join(f"{c.name}: measured {c.measured} vs {c.relation} {c.predicted}" for c in failed[:3])
+    return finish(rec, verdict, reason)
+
+
+def timeout_record(task: Task, global_seed: int, run_id: str, limit: float, registry: Registry = REGISTRY) -> dict:
+    claim = registry[task.claim_id]
+    rec = base_record(task, claim, global_seed, run_id)
+    rec["duration_s"] = limit
+    return finish(rec, S.INCONCLUSIVE, f"time limit of {limit:g} s exceeded")
+
+
+def crash_record(task: Task, global_seed: int, run_id: str, why: str, registry: Registry = REGISTRY) -> dict:
+    claim = registry[task.claim_id]
+    rec = base_record(task, claim, global_seed, run_id)
+    return finish(rec, S.ERROR, why)

@@ -1,0 +1,53 @@
+"""The one place where verdict, status, fixture-kind and profile words are defined."""
+
+from __future__ import annotations
+
+# Verdicts for one (claim, fixture).
+PASS = "pass"
+REFUTED = "refuted"
+VACUOUS = "vacuous"
+INCONCLUSIVE = "inconclusive"
+ERROR = "error"
+VERDICTS = (PASS, REFUTED, VACUOUS, INCONCLUSIVE, ERROR)
+
+# Fixture kinds.
+RANDOM = "random"
+ADVERSARIAL = "adversarial"
+NEGATIVE = "negative"
+FIXTURE_KINDS = (RANDOM, ADVERSARIAL, NEGATIVE)
+
+# Claim statuses (aggregated over fixtures).
+VERIFIED = "verified"
+FULLY_VERIFIED = "fully verified"
+ST_REFUTED = "refuted"
+ST_INCONCLUSIVE = "inconclusive"
+ST_ERROR = "error"
+ST_VACUOUS = "vacuous"
+CONTROL_FAILED = "control failed"
+NOT_CHECKABLE = "not checkable"
+NOT_RUN = "not run"
+STATUSES = (
+    FULLY_VERIFIED, VERIFIED, ST_REFUTED, ST_INCONCLUSIVE, ST_ERROR, ST_VACUOUS,
+    CONTROL_FAILED, NOT_CHECKABLE, NOT_RUN,
+)
+# Order from best to worst, for regression detection.
+STATUS_RANK = {
+    FULLY_VERIFIED: 0, VERIFIED: 0, NOT_CHECKABLE: 1, NOT_RUN: 1, ST_VACUOUS: 2,
+    ST_INCONCLUSIVE: 3, CONTROL_FAILED: 4, ST_REFUTED: 5, ST_ERROR: 5,
+}
+VERDICT_RANK = {PASS: 0, VACUOUS: 1, INCONCLUSIVE: 2, REFUTED: 3, ERROR: 3}
+
+# Claim kinds.
+CLAIM_KINDS = (
+    "theorem", "lemma", "corollary", "proposition", "definition", "assumption", "remark",
+    "claim", "conjecture", "experiment", "example", "condition",
+)
+
+# Profiles: how many seeds each fixture kind gets, and whether adversarial fixtures run.
+PROFILES = ("quick", "standard", "thorough")
+DEFAULT_SEEDS = {
+    "quick": {RANDOM: 1, ADVERSARIAL: 1, NEGATIVE: 1},
+    "standard": {RANDOM: 3, ADVERSARIAL: 1, NEGATIVE: 1},
+    "thorough": {RANDOM: 10, ADVERSARIAL: 3, NEGATIVE: 2},
+}
+DEFAULT_TIMEOUT_S = 300.0
