@@ -34,6 +34,8 @@ class _Parser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="verify", description="Check the theorems of deep-learning papers on concrete instances.")
     p.add_argument("--debug", action="store_true", help="show tracebacks for bad input")
+    p.add_argument("--no-builtin", action="store_true",
+                   help="do not load the bundled papers (the theorems package); only the files named")
     sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
 
     ls = sub.add_parser("list", help="list registered claims")
@@ -71,11 +73,12 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _load(extra: list[str]) -> tuple[list[str], list[str]]:
+def _load(extra: list[str], builtin: bool = True) -> tuple[list[str], list[str]]:
     from .claims import REGISTRY
     from .discovery import load_package, split_selectors
 
-    load_package("theorems")
+    if builtin:
+        load_package("theorems")
     selectors, from_files = split_selectors(extra)
     REGISTRY.validate()
     return selectors, from_files
@@ -84,7 +87,7 @@ def _load(extra: list[str]) -> tuple[list[str], list[str]]:
 def cmd_list(args: argparse.Namespace) -> int:
     from .claims import REGISTRY
 
-    _load(args.sources)
+    _load(args.sources, not args.no_builtin)
     claims = [c for c in REGISTRY if args.paper is None or c.paper == args.paper]
     if args.paper is not None and not claims:
         raise UsageError(f"--paper {args.paper!r}: no such paper (papers: {', '.join(REGISTRY.papers())})")
@@ -104,12 +107,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     if args.profile not in S.PROFILES:
         raise UsageError(f"unknown profile {args.profile!r} (one of {', '.join(S.PROFILES)})")
-    selectors, from_files = _load(args.selectors)
-    if from_files and not selectors:
-        claims = [REGISTRY[c] for c in from_files]
-    else:
-        claims = REGISTRY.select(selectors) if selectors or not from_files else []
-        claims += [REGISTRY[c] for c in from_files if all(c != x.id for x in claims)]
+    selectors, from_files = _load(args.selectors, not args.no_builtin)
+    # Selectors choose among everything loaded; files named alone run their own claims.
+    claims = REGISTRY.select(selectors) if selectors or not from_files else [REGISTRY[c] for c in from_files]
     outcome = run(claims, profile=args.profile, seed=args.seed, jobs=args.jobs, out_dir=args.out,
                   executor=args.executor, scheduler=args.scheduler, resume=args.resume, task_filter=args.task,
                   timeout_s=args.timeout, baseline=args.baseline, selectors=args.selectors,
@@ -151,7 +151,7 @@ def _print_summary(outcome) -> None:
 def cmd_show(args: argparse.Namespace) -> int:
     from .claims import REGISTRY
 
-    _load(args.sources)
+    _load(args.sources, not args.no_builtin)
     c = REGISTRY[args.id]
     d = c.describe()
     print(f"{c.id} ({c.kind}, {c.paper}){' — ' + c.title if c.title else ''}")
@@ -180,18 +180,22 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from .records import merge
+
+    records = merge(args.records)
     from .report import render_report
 
-    path = render_report(merge(args.records), args.output)
+    path = render_report(records, args.output)
     print(f"report: {path}")
     return 0
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from .diff import diff_records, format_diff
     from .records import read_records
 
-    d = diff_records(read_records(args.old), read_records(args.new))
+    old, new = read_records(args.old), read_records(args.new)
+    from .diff import diff_records, format_diff
+
+    d = diff_records(old, new)
     print(format_diff(d))
     return 1 if d["regressions"] else 0
 

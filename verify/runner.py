@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import wait as mp_wait
 from pathlib import Path
 
-from . import settings as S
 from .claims import REGISTRY, Claim, Registry, Task, expand
 from .discovery import load_sources, loaded_sources
 from .errors import UsageError

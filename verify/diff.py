@@ -1,0 +1,202 @@
+"""Regression diff between two sets of records (a baseline and a new run).
+
+A change is judged by rank (``settings.STATUS_RANK`` for claims, ``settings.VERDICT_RANK`` for
+fixtures) and by whether the outcome is still the expected one: a negative control that stops
+failing, or an expected refutation that is no longer found, is a regression even though its rank
+improved. Tracked quantities (the numbers in ``evidence.quantities``) of the same fixture (same
+claim, task and seed) are compared against a tolerance taken from the claim's own comparisons.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from . import settings as S
+from .records import split
+from .status import aggregate, display_status
+
+# Smallest relative tolerance for a tracked quantity: below this, reruns on another machine or
+# solver version differ by rounding alone.
+QUANTITY_RTOL_FLOOR = 1e-6
+
+
+def _statuses(records: list[dict]) -> tuple[dict[str, dict], dict[str, dict], list[dict]]:
+    claims, results, _ = split(records)
+    claims = dict(claims)
+    for r in results:
+        claims.setdefault(r["claim"], {"id": r["claim"], "paper": r.get("paper"), "checkable": True})
+    return claims, aggregate(claims.values(), results), results
+
+
+def _judge(old_rank: int, new_rank: int, old_ok: bool, new_ok: bool) -> str | None:
+    """``"worse"``, ``"better"`` or None, from ranks and whether each outcome was the expected one."""
+    if old_ok and not new_ok:
+        return "worse"
+    if new_ok and not old_ok:
+        return "better"
+    if new_rank > old_rank:
+        return "worse"
+    if new_rank < old_rank:
+        return "better"
+    return None
+
+
+def _pair_results(old: list[dict], new: list[dict]) -> list[tuple[dict, dict, bool]]:
+    """(old, new, same_seed) for each fixture present in both: first by (claim, task, seed), then the
+    left-overs by (claim, task) in order (a rerun with another seed)."""
+    def key(r: dict) -> tuple:
+        return (r["claim"], str(r["task_id"]), r.get("seed"))
+
+    new_by = {key(r): r for r in new}
+    pairs, left_old = [], []
+    for r in old:
+        if key(r) in new_by:
+            pairs.append((r, new_by.pop(key(r)), True))
+        else:
+            left_old.append(r)
+    rest: dict[tuple, list[dict]] = {}
+    for r in new_by.values():
+        rest.setdefault((r["claim"], str(r["task_id"])), []).append(r)
+    for r in left_old:
+        cands = rest.get((r["claim"], str(r["task_id"])))
+        if cands:
+            pairs.append((r, cands.pop(0), False))
+    return pairs
+
+
+def _number(x: object) -> float | None:
+    if isinstance(x, bool) or not isinstance(x, (int, float, str)):
+        return None
+    try:
+        return float(x)
+    except ValueError:
+        return None
+
+
+def quantity_rtol(result: dict) -> float:
+    """Relative tolerance of a fixture's tracked quantities: the loosest relative tolerance among its
+    comparisons (tolerance / |predicted|), never below :data:`QUANTITY_RTOL_FLOOR`."""
+    rtol = QUANTITY_RTOL_FLOOR
+    for c in (result.get("evidence") or {}).get("comparisons") or ():
+        tol, pred = _number(c.get("tolerance")), _number(c.get("predicted"))
+        if tol is not None and pred is not None and math.isfinite(tol) and math.isfinite(pred) and pred != 0:
+            rtol = max(rtol, tol / abs(pred))
+    return rtol
+
+
+def _moved(old: dict, new: dict) -> list[dict]:
+    qo = (old.get("evidence") or {}).get("quantities") or {}
+    qn = (new.get("evidence") or {}).get("quantities") or {}
+    rtol = max(quantity_rtol(old), quantity_rtol(new))
+    out = []
+    for name in sorted(set(qo) & set(qn)):
+        a, b = _number(qo[name]), _number(qn[name])
+        if a is None or b is None:
+            continue
+        if math.isnan(a) and math.isnan(b) or a == b:
+            continue
+        tol = rtol * max(abs(a), abs(b)) if math.isfinite(a) and math.isfinite(b) else 0.0
+        change = b - a if math.isfinite(a) and math.isfinite(b) else math.inf
+        if not abs(change) <= tol:
+            out.append({"claim": new["claim"], "task_id": new["task_id"], "seed": new.get("seed"),
+                        "quantity": name, "old": qo[name], "new": qn[name], "change": change,
+                        "tolerance": tol, "rtol": rtol, "repro": new.get("repro")})
+    return out
+
+
+def diff_records(old: Iterable[dict], new: Iterable[dict]) -> dict:
+    """Compare a baseline's records with a new run's.
+
+    Returns a dict with
+
+    * ``regressions`` / ``improvements``: claim status changes (``level="claim"``) and per-fixture
+      verdict changes (``level="fixture"``) that got worse / better;
+    * ``added`` / ``removed``: claims only in the new / old records;
+    * ``moved``: tracked quantities of the same fixture that moved beyond tolerance.
+
+    Claim-level entries hold ``claim, paper, old, new`` (display status words); fixture-level ones
+    also ``task_id, seed, same_seed, repro``. Each entry has ``why``.
+    """
+    old_claims, old_st, old_res = _statuses(list(old))
+    new_claims, new_st, new_res = _statuses(list(new))
+    out: dict[str, list[dict]] = {"regressions": [], "improvements": [], "added": [], "removed": [], "moved": []}
+    for cid in new_st:
+        if cid not in old_st:
+            out["added"].append({"claim": cid, "paper": new_st[cid]["paper"], "status": display_status(new_st[cid])})
+    for cid in old_st:
+        if cid not in new_st:
+            out["removed"].append({"claim": cid, "paper": old_st[cid]["paper"], "status": display_status(old_st[cid])})
+    for cid in old_st:
+        if cid not in new_st:
+            continue
+        a, b = old_st[cid], new_st[cid]
+        wa, wb = display_status(a), display_status(b)
+        change = _judge(S.STATUS_RANK[wa], S.STATUS_RANK[wb], a["as_expected"], b["as_expected"])
+        if change is None:
+            continue
+        why = f"status {wa} -> {wb}"
+        if a["as_expected"] != b["as_expected"]:
+            why += f" ({'now' if b['as_expected'] else 'no longer'} as expected"
+            why += f"; expected {b['expected']})" if b.get("expected") else ")"
+        entry = {"level": "claim", "claim": cid, "paper": b["paper"], "old": wa, "new": wb, "why": why}
+        out["regressions" if change == "worse" else "improvements"].append(entry)
+    for r_old, r_new, same_seed in _pair_results(old_res, new_res):
+        va, vb = r_old["verdict"], r_new["verdict"]
+        change = _judge(S.VERDICT_RANK.get(va, len(S.VERDICTS)), S.VERDICT_RANK.get(vb, len(S.VERDICTS)), r_old.get("as_expected", True),
+                        r_new.get("as_expected", True))
+        if change is not None:
+            why = f"verdict {va} -> {vb} on {r_new.get('fixture_kind')} fixture {r_new.get('label') or r_new.get('family')}"
+            if r_old.get("as_expected", True) != r_new.get("as_expected", True):
+                why += f" (expected {'/'.join(r_new.get('expected') or [])})"
+            entry = {"level": "fixture", "claim": r_new["claim"], "paper": r_new.get("paper"),
+                     "task_id": r_new["task_id"], "seed": r_new.get("seed"), "same_seed": same_seed,
+                     "old": va, "new": vb, "why": why, "repro": r_new.get("repro")}
+            out["regressions" if change == "worse" else "improvements"].append(entry)
+        if same_seed:
+            out["moved"].extend(_moved(r_old, r_new))
+    return out
+
+
+def _table(rows: list[list[str]], header: list[str]) -> list[str]:
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    line = "  ".join(h.ljust(w) for h, w in zip(header, widths))
+    out = ["  " + line.rstrip(), "  " + "  ".join("-" * w for w in widths)]
+    out += ["  " + "  ".join(str(x).ljust(w) for x, w in zip(r, widths)).rstrip() for r in rows]
+    return out
+
+
+def format_diff(diff: dict) -> str:
+    """A readable plain-text table of a :func:`diff_records` result, naming every claim and fixture."""
+    def num(x: object) -> str:
+        v = _number(x)
+        return f"{v:.6g}" if v is not None else str(x)
+
+    lines: list[str] = []
+    for key, title in (("regressions", "REGRESSIONS"), ("improvements", "IMPROVEMENTS")):
+        entries = diff.get(key) or []
+        if not entries:
+            continue
+        lines.append(f"{title} ({len(entries)})")
+        rows = [[e["claim"], "claim" if e["level"] == "claim" else f"fixture {e['task_id']}", e["old"], e["new"],
+                 e["why"]] for e in entries]
+        lines += _table(rows, ["claim", "where", "old", "new", "why"])
+        repros = [e for e in entries if e.get("repro") and key == "regressions"]
+        lines += [f"  reproduce {e['claim']} {e['task_id']}: {e['repro']}" for e in repros]
+        lines.append("")
+    moved = diff.get("moved") or []
+    if moved:
+        lines.append(f"MOVED QUANTITIES ({len(moved)})")
+        rows = [[m["claim"], str(m["task_id"]), m["quantity"], num(m["old"]), num(m["new"]), num(m["change"]),
+                 num(m["tolerance"])] for m in moved]
+        lines += _table(rows, ["claim", "task", "quantity", "old", "new", "change", "tolerance"])
+        lines.append("")
+    for key, title in (("added", "ADDED CLAIMS"), ("removed", "REMOVED CLAIMS")):
+        entries = diff.get(key) or []
+        if entries:
+            lines.append(f"{title} ({len(entries)})")
+            lines += _table([[e["claim"], str(e["paper"]), e["status"]] for e in entries], ["claim", "paper", "status"])
+            lines.append("")
+    if not lines:
+        return "no changes against the baseline"
+    return "\n".join(lines).rstrip() + "\n"
