@@ -197,7 +197,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
     d = diff_records(old, new)
     print(format_diff(d))
-    return 1 if d["regressions"] else 0
+    return 1 if d["regressions"] or d["moved"] else 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -21,12 +21,13 @@ from .status import aggregate, display_status
 QUANTITY_RTOL_FLOOR = 1e-6
 
 
-def _statuses(records: list[dict]) -> tuple[dict[str, dict], dict[str, dict], list[dict]]:
+def _statuses(records: list[dict]) -> tuple[dict[str, dict], list[dict]]:
+    """(statuses by claim id, results); a result without a claim line still counts, under its paper."""
     claims, results, _ = split(records)
     claims = dict(claims)
     for r in results:
         claims.setdefault(r["claim"], {"id": r["claim"], "paper": r.get("paper"), "checkable": True})
-    return claims, aggregate(claims.values(), results), results
+    return aggregate(claims.values(), results), results
 
 
 def _judge(old_rank: int, new_rank: int, old_ok: bool, new_ok: bool) -> str | None:
@@ -94,7 +95,7 @@ def _moved(old: dict, new: dict) -> list[dict]:
         a, b = _number(qo[name]), _number(qn[name])
         if a is None or b is None:
             continue
-        if math.isnan(a) and math.isnan(b) or a == b:
+        if (math.isnan(a) and math.isnan(b)) or a == b:
             continue
         tol = rtol * max(abs(a), abs(b)) if math.isfinite(a) and math.isfinite(b) else 0.0
         change = b - a if math.isfinite(a) and math.isfinite(b) else math.inf
@@ -118,8 +119,8 @@ def diff_records(old: Iterable[dict], new: Iterable[dict]) -> dict:
     Claim-level entries hold ``claim, paper, old, new`` (display status words); fixture-level ones
     also ``task_id, seed, same_seed, repro``. Each entry has ``why``.
     """
-    old_claims, old_st, old_res = _statuses(list(old))
-    new_claims, new_st, new_res = _statuses(list(new))
+    old_st, old_res = _statuses(list(old))
+    new_st, new_res = _statuses(list(new))
     out: dict[str, list[dict]] = {"regressions": [], "improvements": [], "added": [], "removed": [], "moved": []}
     for cid in new_st:
         if cid not in old_st:
@@ -143,8 +144,9 @@ def diff_records(old: Iterable[dict], new: Iterable[dict]) -> dict:
         out["regressions" if change == "worse" else "improvements"].append(entry)
     for r_old, r_new, same_seed in _pair_results(old_res, new_res):
         va, vb = r_old["verdict"], r_new["verdict"]
-        change = _judge(S.VERDICT_RANK.get(va, len(S.VERDICTS)), S.VERDICT_RANK.get(vb, len(S.VERDICTS)), r_old.get("as_expected", True),
-                        r_new.get("as_expected", True))
+        worst = len(S.VERDICTS)
+        change = _judge(S.VERDICT_RANK.get(va, worst), S.VERDICT_RANK.get(vb, worst),
+                        r_old.get("as_expected", True), r_new.get("as_expected", True))
         if change is not None:
             why = f"verdict {va} -> {vb} on {r_new.get('fixture_kind')} fixture {r_new.get('label') or r_new.get('family')}"
             if r_old.get("as_expected", True) != r_new.get("as_expected", True):

@@ -328,7 +328,8 @@ def run(claims: Sequence[Claim], *, profile: str = "standard", seed: int = 0, jo
         from .diff import diff_records
 
         diff = diff_records(baseline_records, read_records(records_path))
-        regressions = diff["regressions"]
+        # A regression is a verdict that got worse or a tracked quantity that moved beyond its tolerance.
+        regressions = diff["regressions"] + diff["moved"]
     code = exit_code(statuses, regressions)
     write_summary(out / "summary.json", run_rec, statuses, code,
                   {"interrupted": interrupted, "regressions": regressions})

@@ -1,0 +1,108 @@
+"""The regression diff: status and verdict changes judged by rank and expectation, moved quantities,
+added and removed claims, and a readable table naming each."""
+
+from __future__ import annotations
+
+import copy
+
+from test_report import claim_line, result_line, sample_records
+
+from verify import settings as S
+from verify.diff import QUANTITY_RTOL_FLOOR, diff_records, format_diff
+
+
+def pair(cid: str, *results: dict) -> list[dict]:
+    return [claim_line(cid), *results]
+
+
+def test_identical_records_give_no_changes():
+    d = diff_records(sample_records(), sample_records())
+    assert d == {"regressions": [], "improvements": [], "added": [], "removed": [], "moved": []}
+    assert format_diff(d) == "no changes against the baseline"
+
+
+def test_verified_to_refuted_is_a_named_regression():
+    old = pair("p.thm1", result_line("p.thm1", "0.0", S.PASS))
+    new = pair("p.thm1", result_line("p.thm1", "0.0", S.REFUTED, slack=-0.2))
+    d = diff_records(old, new)
+    claim_level = [e for e in d["regressions"] if e["level"] == "claim"]
+    assert claim_level == [{"level": "claim", "claim": "p.thm1", "paper": "p", "old": S.FULLY_VERIFIED,
+                            "new": S.ST_REFUTED, "why": "status fully verified -> refuted (no longer as expected)"}]
+    fixture_level = [e for e in d["regressions"] if e["level"] == "fixture"]
+    assert [(e["claim"], e["task_id"], e["old"], e["new"]) for e in fixture_level] == [
+        ("p.thm1", "0.0", S.PASS, S.REFUTED)]
+    text = format_diff(d)
+    assert "REGRESSIONS (2)" in text and "p.thm1" in text and "refuted" in text
+    assert "python -m verify run p.thm1 --task 0.0 --seed 7" in text
+    back = diff_records(new, old)
+    assert not back["regressions"] and {e["level"] for e in back["improvements"]} == {"claim", "fixture"}
+
+
+def test_fixture_regression_without_status_change():
+    old = pair("p.lem", result_line("p.lem", "0.0", S.PASS), result_line("p.lem", "0.1", S.PASS))
+    new = pair("p.lem", result_line("p.lem", "0.0", S.PASS), result_line("p.lem", "0.1", S.VACUOUS))
+    d = diff_records(old, new)
+    assert [(e["level"], e["task_id"], e["new"]) for e in d["regressions"]] == [("fixture", "0.1", S.VACUOUS)]
+
+
+def test_negative_control_that_stops_failing_is_a_regression():
+    neg = dict(kind=S.NEGATIVE)
+    old = pair("p.lem", result_line("p.lem", "0.0", S.PASS), result_line("p.lem", "1.0", S.REFUTED, **neg))
+    new = pair("p.lem", result_line("p.lem", "0.0", S.PASS), result_line("p.lem", "1.0", S.PASS, **neg))
+    d = diff_records(old, new)
+    assert {(e["level"], e["new"]) for e in d["regressions"]} == {("claim", S.CONTROL_FAILED), ("fixture", S.PASS)}
+    assert not d["improvements"]
+
+
+def test_expected_refutation_lost_is_a_regression_and_found_is_an_improvement():
+    def recs(verdict: str) -> list[dict]:
+        return [claim_line("p.thm", expected=S.ST_REFUTED),
+                result_line("p.thm", "0.0", verdict, expected=[S.REFUTED])]
+    lost = diff_records(recs(S.REFUTED), recs(S.PASS))
+    assert [e["claim"] for e in lost["regressions"] if e["level"] == "claim"] == ["p.thm"]
+    assert "no longer as expected; expected refuted" in lost["regressions"][0]["why"]
+    found = diff_records(recs(S.PASS), recs(S.REFUTED))
+    assert [e["claim"] for e in found["improvements"] if e["level"] == "claim"] == ["p.thm"]
+    assert not found["regressions"]
+
+
+def test_added_and_removed_claims():
+    old = pair("p.a", result_line("p.a", "0.0", S.PASS))
+    new = pair("p.b", result_line("p.b", "0.0", S.INCONCLUSIVE))
+    d = diff_records(old, new)
+    assert d["added"] == [{"claim": "p.b", "paper": "p", "status": S.ST_INCONCLUSIVE}]
+    assert d["removed"] == [{"claim": "p.a", "paper": "p", "status": S.FULLY_VERIFIED}]
+    assert not d["regressions"]
+    text = format_diff(d)
+    assert "ADDED CLAIMS (1)" in text and "REMOVED CLAIMS (1)" in text and "p.a" in text and "p.b" in text
+
+
+def test_tracked_quantity_moved_beyond_tolerance():
+    comps = [{"name": "c", "relation": "==", "measured": 1.0, "predicted": 2.0, "tolerance": 2e-3,
+              "holds": True, "slack": 0.5, "detail": ""}]  # relative tolerance 1e-3
+    old = pair("p.c", result_line("p.c", "0.0", S.PASS, quantities={"gamma": 1.0, "flag": True, "n": 4},
+                                  comparisons=comps))
+    within = copy.deepcopy(old)
+    within[1]["evidence"]["quantities"]["gamma"] = 1.0009
+    assert diff_records(old, within)["moved"] == []
+    beyond = copy.deepcopy(old)
+    beyond[1]["evidence"]["quantities"]["gamma"] = 1.002
+    moved = diff_records(old, beyond)["moved"]
+    assert [(m["claim"], m["task_id"], m["quantity"]) for m in moved] == [("p.c", "0.0", "gamma")]
+    assert abs(moved[0]["change"] - 0.002) < 1e-12 and abs(moved[0]["rtol"] - 1e-3) < 1e-15
+    assert "MOVED QUANTITIES (1)" in format_diff(diff_records(old, beyond))
+    nan = copy.deepcopy(old)
+    nan[1]["evidence"]["quantities"]["gamma"] = "nan"
+    assert [m["quantity"] for m in diff_records(old, nan)["moved"]] == ["gamma"]
+
+
+def test_quantity_without_comparisons_uses_the_floor_and_another_seed_is_not_compared():
+    old = pair("p.q", result_line("p.q", "0.0", S.PASS, quantities={"q": 1.0}, comparisons=[]))
+    new = pair("p.q", result_line("p.q", "0.0", S.PASS, quantities={"q": 1.0 + 10 * QUANTITY_RTOL_FLOOR},
+                                  comparisons=[]))
+    assert [m["quantity"] for m in diff_records(old, new)["moved"]] == ["q"]
+    reseeded = pair("p.q", result_line("p.q", "0.0", S.REFUTED, seed=8, quantities={"q": 5.0}, comparisons=[]))
+    d = diff_records(old, reseeded)
+    assert d["moved"] == []
+    fixture = [e for e in d["regressions"] if e["level"] == "fixture"]
+    assert fixture[0]["same_seed"] is False and fixture[0]["seed"] == 8

@@ -1,0 +1,306 @@
+"""The HTML report: completeness, statuses, errata, plots, escaping, merging, offline-only content.
+
+Records are synthetic (built below in the format of verify/records.py) so these tests need no runner;
+the builders are imported by test_diff.py and test_report_browser.py.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+
+import pytest
+
+from verify import settings as S
+from verify.records import RecordWriter, merge
+from verify.report import render_report, report_html
+from verify.report.errata import find_errata
+from verify.report.graph import dependency_svg, depths
+from verify.report.latex import statement_html
+from verify.report.model import build_model
+from verify.report.plots import MAX_PLOTS_PER_CLAIM, PlotBudget, claim_plots
+from verify.status import aggregate
+
+XSS = "<script>alert('owned')</script>"
+
+
+def claim_line(cid: str, *, statement: str = r"For all $x \ge 0$, $f(x) \le \frac{1}{2}x^2$.", uses=(),
+               checkable: bool = True, expected: str | None = None, amends: str | None = None,
+               title: str = "", kind: str = "theorem", hypotheses=("data separable",)) -> dict:
+    return {
+        "type": "claim", "id": cid, "paper": cid.split(".")[0], "kind": kind, "title": title,
+        "statement": statement, "checkable": checkable, "reason": None if checkable else "a definition",
+        "hypotheses": [{"name": h, "description": f"the {h} condition"} for h in hypotheses],
+        "uses": list(uses), "used_by": [], "fixtures": [], "negative_controls": 0, "expected": expected,
+        "expected_reason": "the printed constant is off by 2" if expected else "", "amends": amends,
+        "judged_by": "", "proxy": "", "timeout_s": 300.0, "source": "tests", "tags": [],
+    }
+
+
+def result_line(cid: str, task_id: str, verdict: str, *, kind: str = S.RANDOM, expected=None, seed: int = 7,
+                slack: float | str = 0.25, certificate: dict | None = None, quantities: dict | None = None,
+                series: list | None = None, comparisons: list | None = None, reason: str | None = None,
+                hyp_holds: bool = True) -> dict:
+    if expected is None:
+        expected = [S.REFUTED, S.VACUOUS] if kind == S.NEGATIVE else [S.PASS]
+    holds = {S.PASS: True, S.REFUTED: False}.get(verdict)
+    evidence = None
+    if verdict != S.ERROR:
+        evidence = {
+            "holds": holds, "slack": slack,
+            "comparisons": comparisons if comparisons is not None else [
+                {"name": "bound", "relation": "<=", "measured": 1.0, "predicted": 2.0, "tolerance": 2e-9,
+                 "holds": holds is not False, "slack": slack, "detail": ""}],
+            "quantities": quantities or {}, "certificate": certificate or {}, "series": series or [],
+            "notes": [], "inconclusive_reason": "solver gap 1e-3" if verdict == S.INCONCLUSIVE else None,
+        }
+    return {
+        "type": "result", "run_id": "r1", "claim": cid, "paper": cid.split(".")[0], "task_id": task_id,
+        "family": "toy.gauss", "label": f"gauss-{task_id}", "fixture_kind": kind, "params": {"n": 4, "d": 2},
+        "mutation": "constant 1/3" if kind == S.NEGATIVE else None, "seed": seed, "profile": "quick",
+        "verdict": verdict, "expected": expected, "as_expected": verdict in expected,
+        "hypotheses": [{"name": "data separable", "holds": hyp_holds, "slack": 0.1, "detail": "margin 0.1"}],
+        "evidence": evidence, "reason": reason,
+        "traceback": "Traceback ...\nZeroDivisionError: division by zero" if verdict == S.ERROR else None,
+        "duration_s": 0.01, "repro": f"python -m verify run {cid} --task {task_id} --seed {seed}",
+    }
+
+
+def series(name: str = "margin vs t") -> dict:
+    return {"name": name, "x": [1.0, 10.0, 100.0], "y": {"margin": [0.1, 0.3, "nan"], "bound": [0.5, 0.5, 0.5]},
+            "xlabel": "t", "ylabel": "margin", "logx": True, "logy": False, "reference": 0.5}
+
+
+def sample_records() -> list[dict]:
+    """Two papers covering every status, an erratum with an amendment, a plot, and hostile text."""
+    neg = dict(kind=S.NEGATIVE)
+    return [
+        {"type": "run", "run_id": "r1", "profile": "quick", "seed": 0, "selectors": ["toy", "other"]},
+        claim_line("toy.def1", checkable=False, kind="definition", hypotheses=()),
+        claim_line("toy.lem1", uses=["toy.def1"], title="Lemma 1"),
+        result_line("toy.lem1", "0.0", S.PASS, quantities={"gamma": 0.5}, series=[series()]),
+        result_line("toy.lem1", "1.0", S.REFUTED, **neg),
+        claim_line("toy.lem2"),
+        result_line("toy.lem2", "0.0", S.PASS),
+        claim_line("toy.thm3", uses=["toy.lem1", "toy.lem2"], expected=S.ST_REFUTED),
+        result_line("toy.thm3", "0.0", S.REFUTED, slack=-0.5, certificate={"x": [1.0, 2.0, 3.0]}),
+        result_line("toy.thm3", "0.1", S.REFUTED, slack=-0.1, certificate={"x": [1.0]}),
+        result_line("toy.thm3", "1.0", S.REFUTED, **neg),
+        claim_line("toy.thm3.amended", amends="toy.thm3", uses=["toy.lem2"]),
+        result_line("toy.thm3.amended", "0.0", S.PASS),
+        claim_line("toy.lem4"),
+        result_line("toy.lem4", "0.0", S.INCONCLUSIVE, reason="solver gap 1e-3"),
+        claim_line("toy.lem5"),
+        result_line("toy.lem5", "0.0", S.ERROR, reason="ZeroDivisionError: division by zero"),
+        claim_line("toy.lem6"),
+        result_line("toy.lem6", "0.0", S.PASS),
+        result_line("toy.lem6", "1.0", S.PASS, **neg),
+        claim_line("toy.lem7"),
+        result_line("toy.lem7", "0.0", S.VACUOUS, hyp_holds=False),
+        claim_line("toy.xss", statement=f"Text {XSS} and math $a {XSS} < b$ & \"quotes\"", title=XSS,
+                   hypotheses=(XSS,)),
+        result_line("toy.xss", "0.0", S.PASS, quantities={XSS: 1.0}, reason=None),
+        claim_line("other.thm1", uses=["toy.lem2"]),
+        result_line("other.thm1", "0.0", S.PASS, series=[series("loss"), series("margin")]),
+        {"type": "end", "run_id": "r1", "interrupted": False},
+    ]
+
+
+CLAIM_IDS = ["toy.def1", "toy.lem1", "toy.lem2", "toy.thm3", "toy.thm3.amended", "toy.lem4", "toy.lem5",
+             "toy.lem6", "toy.lem7", "toy.xss", "other.thm1"]
+
+
+@pytest.fixture(scope="module")
+def page() -> str:
+    return report_html(sample_records(), title="Sample report")
+
+
+def claim_rows(page: str) -> dict[str, str]:
+    """Claim id -> data-status of its row in the claim table."""
+    table = page.split('<table id="claim-table">', 1)[1].split("</table>", 1)[0]
+    return dict(re.findall(r'<tr data-id="([^"]+)" data-paper="[^"]*" data-status="([^"]+)"', table))
+
+
+def test_every_claim_has_a_row_a_section_and_a_graph_node(page):
+    rows = claim_rows(page)
+    assert sorted(rows) == sorted(CLAIM_IDS)
+    for cid in CLAIM_IDS:
+        assert f'<details class="claim" id="claim-{cid}"' in page
+        assert f'class="gnode" data-id="{cid}"' in page
+
+
+def test_statuses_come_from_aggregate():
+    records = sample_records()
+    claims = [r for r in records if r["type"] == "claim"]
+    results = [r for r in records if r["type"] == "result"]
+    expected = {cid: st for cid, st in aggregate(claims, results).items()}
+    rows = claim_rows(report_html(records))
+    for cid, st in expected.items():
+        word = S.FULLY_VERIFIED if st["fully_verified"] else st["status"]
+        assert rows[cid] == "-".join(word.split()), cid
+    assert rows["toy.thm3"] == "refuted"
+    assert rows["toy.lem6"] == "control-failed"
+    assert rows["toy.lem7"] == "vacuous"
+    assert rows["toy.lem5"] == "error"
+    assert rows["toy.lem4"] == "inconclusive"
+    assert rows["toy.def1"] == "not-checkable"
+    assert rows["toy.lem2"] == "fully-verified"
+    assert rows["toy.lem1"] == "verified"  # it uses a not-checkable definition
+
+
+def test_overview_counts_per_paper(page):
+    table = page.split('<table id="overview-table">', 1)[1].split("</table>", 1)[0]
+    toy = table.split('<tr data-paper="toy">', 1)[1].split("</tr>", 1)[0]
+    cells = dict(re.findall(r'data-status="([^"]+)">(?:<a [^>]*>)?(\d+)', toy))
+    assert cells["refuted"] == "1" and cells["error"] == "1" and cells["control-failed"] == "1"
+    assert cells["verified"] == "4"  # lem1, lem2, thm3.amended, xss
+    assert cells["fully-verified"] == "3"  # lem1 uses a not-checkable definition
+    assert cells["not-checkable"] == "1"
+
+
+def test_statement_is_escaped_everywhere(page):
+    assert "<script>alert" not in page
+    assert "&lt;script&gt;alert(&#x27;owned&#x27;)&lt;/script&gt;" in page
+    assert page.count("<script>") == 1  # the page's own filter script
+    assert "&amp; &quot;quotes&quot;" in page
+
+
+def test_no_external_resources(page):
+    assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:|//)""", page, re.I)
+    assert "<link" not in page and "@import" not in page and "url(http" not in page
+    assert "<iframe" not in page
+
+
+def test_latex_is_legible_and_source_kept():
+    html = statement_html(r"Then $\gamma(\theta) \le \frac{1+\alpha}{4}\,\|w\|_2^2$ for $t \to \infty$.")
+    assert "≤" in html and "γ" in html and "∞" in html and "‖" in html
+    assert '<span class="frac"><span class="num">1\u2009+\u2009<i>α</i></span><span class="den">4</span></span>' in html
+    assert "<sub>2</sub><sup>2</sup>" in html
+    assert 'title="$\\gamma(\\theta) \\le \\frac{1+\\alpha}{4}\\,\\|w\\|_2^2$"' in html
+    assert statement_html(r"$\unknowncmd{x}$").count("\\unknowncmd") == 2  # shown, not dropped
+    deep = "$" + "{" * 5000 + "x" + "}" * 5000 + "$"
+    assert "x" in statement_html(deep)  # pathological nesting falls back to the escaped source
+
+
+def test_claim_section_shows_hypotheses_fixtures_evidence_and_dependencies(page):
+    sec = page.split('id="claim-toy.lem1"', 1)[1].split('<details class="claim"', 1)[0]
+    assert "data separable" in sec and "slack 0.1" in sec
+    assert "gauss-0.0" in sec and "toy.gauss" in sec and "n=4, d=2" in sec
+    assert "measured" in sec and "predicted" in sec and "tolerance" in sec
+    assert "python -m verify run toy.lem1 --task 1.0 --seed 7" in sec
+    assert 'href="#claim-toy.def1"' in sec  # uses
+    assert 'href="#claim-toy.thm3"' in sec  # used by
+    assert "data:image/png;base64," in sec
+    err = page.split('id="claim-toy.lem5"', 1)[1].split('<details class="claim"', 1)[0]
+    assert "ZeroDivisionError: division by zero" in err
+
+
+def test_errata_pick_smallest_counterexample_and_show_amendment(page):
+    model = build_model(sample_records())
+    errata = find_errata(model)
+    assert [e.view.id for e in errata] == ["toy.thm3"]
+    e = errata[0]
+    assert e.counterexample["task_id"] == "0.1"  # certificate of 1 number beats one of 3
+    assert e.refuting == 2 and e.violation == pytest.approx(0.1)
+    assert [a.id for a in e.amendments] == ["toy.thm3.amended"]
+    section = page.split('<section id="errata">', 1)[1].split("</section>", 1)[0]
+    assert "toy.thm3.amended" in section and "As printed" in section and "Amended" in section
+    assert "the printed constant is off by 2" in section
+    assert "violation 0.1 (minus the evidence" in section and "1 &lt;= 2" in section
+
+
+def test_plots_are_png_and_capped():
+    results = [result_line("p.c", "0.0", S.PASS, series=[series(f"s{k}") for k in range(MAX_PLOTS_PER_CLAIM + 3)])]
+    plots = claim_plots(results, PlotBudget())
+    drawn = [p for p in plots if p.data_uri]
+    assert len(drawn) == MAX_PLOTS_PER_CLAIM
+    assert "3 more series not drawn" in plots[-1].note
+    png = base64.b64decode(drawn[0].data_uri.split(",", 1)[1])
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    starved = claim_plots(results, PlotBudget(total=100))
+    assert not any(p.data_uri for p in starved) and "budget" in starved[0].note
+
+
+def test_dependency_graph_layout_by_depth():
+    model = build_model(sample_records())
+    toy = model.of_paper("toy")
+    d = depths({v.id: list(v.claim["uses"]) for v in toy})
+    assert d["toy.def1"] == 0 and d["toy.lem1"] == 1 and d["toy.thm3"] == 2
+    svg = dependency_svg(model.of_paper("other"), "other", 1, model.claims)
+    assert '<title>toy.lem2: fully verified (another paper)</title>' in svg
+    assert "not in this report" in dependency_svg(model.of_paper("other"), "other", 1)
+    assert svg.count("marker-end=") == 1  # other.thm1 <- toy.lem2, drawn as an outside node
+
+
+def test_merge_of_two_partial_runs(tmp_path):
+    records = sample_records()
+    toy = [r for r in records if r.get("claim", r.get("id", "")).startswith("toy")]
+    other = [r for r in records if r.get("claim", r.get("id", "")).startswith("other")]
+    rerun = result_line("toy.lem7", "0.0", S.PASS)  # the second run fixed lem7's fixture
+    for name, part in (("a.jsonl", [records[0], *toy]), ("b.jsonl", [records[0], *other, rerun])):
+        with RecordWriter(tmp_path / name) as w:
+            for r in part:
+                w.write(r)
+    merged = merge([tmp_path / "a.jsonl", tmp_path / "b.jsonl"])
+    out = render_report(merged, tmp_path / "sub" / "report.html")
+    page = out.read_text(encoding="utf-8")
+    rows = claim_rows(page)
+    assert sorted(rows) == sorted(CLAIM_IDS)
+    assert rows["toy.lem7"] == "fully-verified"  # the later result replaced the vacuous one
+    assert "Verification report: other, toy" in page
+
+
+def test_result_without_claim_line_and_non_finite_values():
+    records = [result_line("lone.thm9", "0.0", S.REFUTED, slack="-inf",
+                           comparisons=[{"name": "x", "relation": "==", "measured": "nan", "predicted": [1.0] * 20,
+                                         "tolerance": 0.0, "holds": False, "slack": "-inf", "detail": "non-finite"}])]
+    page = report_html(records)
+    assert claim_rows(page) == {"lone.thm9": "refuted"}
+    assert "no catalogue entry" in page and "(20 entries)" in page and "-inf" in page
+
+
+def test_expected_refutation_not_found_is_listed():
+    records = [claim_line("p.thm", expected=S.ST_REFUTED), result_line("p.thm", "0.0", S.PASS)]
+    section = report_html(records).split('<section id="errata">', 1)[1].split("</section>", 1)[0]
+    assert "Errata (0)" in section and "Expected refutations not found (1)" in section
+    assert 'href="#claim-p.thm"' in section
+
+
+ALLOWED_TAGS = {
+    "html", "head", "meta", "title", "style", "body", "header", "main", "nav", "section", "h1", "h2", "h3", "h4",
+    "p", "div", "span", "a", "table", "thead", "tbody", "tr", "th", "td", "details", "summary", "code", "pre",
+    "ul", "li", "i", "b", "sub", "sup", "br", "select", "option", "label", "input", "button", "figure",
+    "figcaption", "img", "svg", "defs", "marker", "path", "rect", "text", "script",
+}
+
+
+def test_hostile_strings_in_every_field_stay_text():
+    from html.parser import HTMLParser
+
+    evil = '"><img src=x onerror=alert(1)><script>alert(2)</script>'
+    cid = "evil." + evil.replace(" ", "_")
+    claim = claim_line(cid, statement=f"{evil} ${evil}$ $\\text{{{evil}}}$", title=evil, hypotheses=(evil,),
+                       uses=[f"other.{evil}"])
+    claim["reason"], claim["judged_by"], claim["tags"] = evil, evil, [evil]
+    res = result_line(cid, evil, S.REFUTED, quantities={evil: evil}, certificate={evil: [evil]},
+                      series=[{**series(evil), "xlabel": evil, "y": {evil: [1, 2, 3]}}], reason=evil)
+    res.update(family=evil, label=evil, params={evil: evil}, mutation=evil, repro=evil, traceback=evil)
+    res["evidence"]["comparisons"][0].update(name=evil, detail=evil, relation=evil)
+    res["evidence"]["notes"] = [evil]
+    page = report_html([{"type": "run", "run_id": evil, "selectors": [evil]}, claim, res], title=evil)
+
+    class Tags(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.tags: list[tuple[str, list]] = []
+
+        def handle_starttag(self, tag, attrs):
+            self.tags.append((tag, attrs))
+
+    parser = Tags()
+    parser.feed(page)
+    assert {t for t, _ in parser.tags} <= ALLOWED_TAGS
+    assert [t for t, _ in parser.tags].count("script") == 1
+    assert not [(t, a) for t, attrs in parser.tags for a, _ in attrs if a.startswith("on")]
+    imgs = [dict(attrs)["src"] for t, attrs in parser.tags if t == "img"]
+    assert imgs and all(src.startswith("data:image/png;base64,") for src in imgs)

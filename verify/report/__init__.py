@@ -1,0 +1,34 @@
+"""The HTML verification report, rendered from records alone (self-contained, readable offline).
+
+    from verify.records import merge
+    from verify.report import render_report
+    render_report(merge(["run1/records.jsonl", "run2/records.jsonl"]), "report.html")
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from .html import page_html
+from .model import build_model
+from .plots import PlotBudget
+
+__all__ = ["render_report", "report_html"]
+
+
+def report_html(records: Iterable[dict], *, title: str | None = None) -> str:
+    """The report page for ``records`` (one file's, or several merged) as a string."""
+    model = build_model(records)
+    if title is None:
+        title = "Verification report: " + (", ".join(model.papers) or "no claims")
+    return page_html(model, title, plot_budget=PlotBudget())
+
+
+def render_report(records: Iterable[dict], path: str | os.PathLike, *, title: str | None = None) -> Path:
+    """Write the report for ``records`` to ``path`` (parents created) and return the path."""
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(report_html(records, title=title), encoding="utf-8")
+    return out
