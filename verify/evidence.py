@@ -67,6 +67,13 @@ class Comparison:
         })
 
 
+def _scale(bound: float, tol: float, measured: float) -> float:
+    """What a slack is relative to: the bound (or tolerance); against a zero bound with no
+    tolerance, the measured value itself, so the slack reads as +-1 rather than +-1e300."""
+    s = max(abs(bound), tol)
+    return s if s > 1e-300 else max(abs(measured), 1e-300)
+
+
 def _finite(*xs: float) -> bool:
     return all(np.all(np.isfinite(np.asarray(x, dtype=float))) for x in xs)
 
@@ -90,8 +97,7 @@ class Evidence:
         if not _finite(measured, bound):
             return self._add(Comparison(name, "<=", measured, bound, tol, False, -math.inf, detail or "non-finite"))
         m, b = float(measured), float(bound)
-        scale = max(abs(b), tol, 1e-300)
-        slack = (b + tol - m) / scale
+        slack = (b + tol - m) / _scale(b, tol, m)
         return self._add(Comparison(name, "<=", m, b, tol, m <= b + tol, slack, detail))
 
     def ge(self, name: str, measured: float, bound: float, *, rtol: float = 1e-9, atol: float = 0.0,
@@ -101,8 +107,7 @@ class Evidence:
         if not _finite(measured, bound):
             return self._add(Comparison(name, ">=", measured, bound, tol, False, -math.inf, detail or "non-finite"))
         m, b = float(measured), float(bound)
-        scale = max(abs(b), tol, 1e-300)
-        slack = (m - (b - tol)) / scale
+        slack = (m - (b - tol)) / _scale(b, tol, m)
         return self._add(Comparison(name, ">=", m, b, tol, m >= b - tol, slack, detail))
 
     def close(self, name: str, measured: Any, predicted: Any, *, rtol: float = 1e-9, atol: float = 0.0,
