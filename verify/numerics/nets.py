@@ -1,0 +1,382 @@
+"""Two-layer (leaky) ReLU networks: forward pass, losses in log domain, gradients and Clarke subgradients.
+
+Conventions (shared by every function here)
+-------------------------------------------
+* Data ``X`` is ``(n, d)`` (rows are points), labels ``y`` are floats in ``{+1, -1}``, shape ``(n,)``.
+* A network is ``W`` ``(m, d)`` and ``a`` ``(m,)``; ``f(x) = sum_j a_j phi(<w_j, x>)`` with
+  ``phi(z) = max(z, alpha z)`` (``alpha = 0``: ReLU; ``0 < alpha < 1``: leaky ReLU).
+* Every function accepts an optional leading batch axis: ``W`` ``(B, m, d)``, ``a`` ``(B, m)``; outputs then gain
+  the same leading axis.  Batches are computed in one vectorised einsum (no Python loop), except where a
+  docstring says otherwise (the Clarke-set functions, whose outputs have a data-dependent size).
+* The flat parameter vector is ``theta = concat(W.ravel(), a)`` (see :func:`flatten_params`).
+* Losses: ``L = (1/n) sum_i l(q_i)`` with margins ``q_i = y_i f(x_i)`` (``reduction="mean"``, the default), or
+  ``L = sum_i l(q_i)`` (``reduction="sum"``, the convention of Min et al. 2024).  Gradient flow on the sum is
+  gradient flow on the mean with time multiplied by ``n``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import lsq_linear
+from scipy.special import expit
+
+from ..errors import UsageError
+
+__all__ = [
+    "EXPONENTIAL", "LOGISTIC", "Loss", "activation", "activation_derivative", "activation_pattern",
+    "balance", "clarke_extreme_gradients", "flatten_params", "forward", "get_loss", "gradient", "log_loss",
+    "loss_value", "loss_weights", "margins", "min_norm_subgradient", "normalized_margin", "parameter_norm_sq",
+    "preactivations",
+    "scaled_loss", "unflatten_params",
+]
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Losses
+# ----------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Loss:
+    """A margin loss ``l(q)`` given by four vectorised functions of the margin array ``q``.
+
+    Protocol (every function maps a float array to a float array of the same shape, elementwise):
+
+    * ``value(q)``             = l(q)                  (may overflow/underflow; used for display only)
+    * ``neg_derivative(q)``    = -l'(q)                (> 0 for a decreasing loss)
+    * ``log_value(q)``         = log l(q)              (must be finite for q in [-1e3, 1e6])
+    * ``log_neg_derivative(q)``= log(-l'(q))           (must be finite for q in [-1e3, 1e6])
+
+    Every computation in this module uses only the two ``log_*`` functions, so a user-supplied loss is
+    overflow-safe iff those two are.  Build one with ``Loss(name, value, neg_derivative, log_value,
+    log_neg_derivative)``; :data:`LOGISTIC` and :data:`EXPONENTIAL` are the built-ins; :func:`scaled_loss`
+    multiplies a loss by a constant (e.g. the ``2 log(1 + e^{-q})`` of Min et al. 2024, App. B).
+    """
+
+    name: str
+    value: Callable[[np.ndarray], np.ndarray]
+    neg_derivative: Callable[[np.ndarray], np.ndarray]
+    log_value: Callable[[np.ndarray], np.ndarray]
+    log_neg_derivative: Callable[[np.ndarray], np.ndarray]
+
+
+_LOGISTIC_SWITCH = 30.0
+
+
+def _logistic_log_value(q: np.ndarray) -> np.ndarray:
+    """log(log(1 + e^{-q})), exact to a few ulp for every finite q.
+
+    For q <= 30: ``log(logaddexp(0, -q))``.  For q > 30, with u = e^{-q}:
+    log(log1p(u)) = -q + log(log1p(u)/u) = -q + log1p(-u/2 + u^2/3 - ...) and u^2 < 1e-26 is below
+    rounding, so ``-q + log1p(-u/2)``; e^{-q} is never formed for q > 745 (it would underflow to 0 harmlessly).
+    """
+    q = np.asarray(q, dtype=float)
+    small = q <= _LOGISTIC_SWITCH
+    qs = np.where(small, q, 0.0)
+    ql = np.where(small, _LOGISTIC_SWITCH + 1.0, q)
+    return np.where(small, np.log(np.logaddexp(0.0, -qs)), -ql + np.log1p(-0.5 * np.exp(-ql)))
+
+
+LOGISTIC = Loss(
+    name="logistic",
+    value=lambda q: np.logaddexp(0.0, -np.asarray(q, dtype=float)),
+    neg_derivative=lambda q: expit(-np.asarray(q, dtype=float)),
+    log_value=_logistic_log_value,
+    log_neg_derivative=lambda q: -np.logaddexp(0.0, np.asarray(q, dtype=float)),
+)
+"""l(q) = log(1 + e^{-q}); -l'(q) = 1/(1 + e^{q}); log(-l'(q)) = -log(1 + e^{q})."""
+
+EXPONENTIAL = Loss(
+    name="exponential",
+    value=lambda q: np.exp(-np.asarray(q, dtype=float)),
+    neg_derivative=lambda q: np.exp(-np.asarray(q, dtype=float)),
+    log_value=lambda q: -np.asarray(q, dtype=float),
+    log_neg_derivative=lambda q: -np.asarray(q, dtype=float),
+)
+"""l(q) = e^{-q} = -l'(q)."""
+
+_LOSSES = {"logistic": LOGISTIC, "exponential": EXPONENTIAL, "exp": EXPONENTIAL}
+
+
+def scaled_loss(loss: str | Loss, factor: float) -> Loss:
+    """The loss ``factor * l(q)`` (factor > 0), e.g. ``scaled_loss("logistic", 2)`` for Min et al. 2024 App. B."""
+    base = get_loss(loss)
+    if not factor > 0:
+        raise UsageError(f"scaled_loss: factor must be > 0, got {factor}")
+    c, logc = float(factor), float(np.log(factor))
+    return Loss(
+        name=f"{factor:g}*{base.name}",
+        value=lambda q: c * base.value(q),
+        neg_derivative=lambda q: c * base.neg_derivative(q),
+        log_value=lambda q: logc + base.log_value(q),
+        log_neg_derivative=lambda q: logc + base.log_neg_derivative(q),
+    )
+
+
+def get_loss(loss: str | Loss) -> Loss:
+    """Resolve ``"logistic"``, ``"exponential"`` (alias ``"exp"``) or a :class:`Loss` instance."""
+    if isinstance(loss, Loss):
+        return loss
+    try:
+        return _LOSSES[loss]
+    except (KeyError, TypeError):
+        raise UsageError(f"unknown loss {loss!r}; use 'logistic', 'exponential' or a Loss instance") from None
+
+
+def _log_count(n: int, reduction: str) -> float:
+    if reduction == "mean":
+        return float(np.log(n))
+    if reduction == "sum":
+        return 0.0
+    raise UsageError(f"reduction must be 'mean' or 'sum', got {reduction!r}")
+
+
+def _logsumexp(v: np.ndarray) -> np.ndarray:
+    """log sum_i e^{v_i} over the last axis (shifted by the maximum; scipy's version is 10x slower here)."""
+    top = np.max(v, axis=-1)
+    safe = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        return safe + np.log(np.sum(np.exp(v - safe[..., None]), axis=-1))
+
+
+def log_loss(q: np.ndarray, loss: str | Loss = "logistic", *, reduction: str = "mean") -> np.ndarray:
+    """log L with L = (1/n) sum_i l(q_i) (mean) or sum_i l(q_i) (sum), over the last axis of ``q``.
+
+    Computed as ``logsumexp(log l(q_i)) - log n``: finite for q in [-1e3, 1e6] (and beyond) for the built-ins.
+    """
+    q = np.asarray(q, dtype=float)
+    lf = get_loss(loss)
+    return _logsumexp(lf.log_value(q)) - _log_count(q.shape[-1], reduction)
+
+
+def loss_value(q: np.ndarray, loss: str | Loss = "logistic", *, reduction: str = "mean") -> np.ndarray:
+    """L itself (``exp(log_loss)``): the reduced loss, which underflows to 0 for huge margins (use log_loss)."""
+    return np.exp(log_loss(q, loss, reduction=reduction))
+
+
+def loss_weights(q: np.ndarray, loss: str | Loss = "logistic", *, normalized: bool = False,
+                 reduction: str = "mean") -> np.ndarray:
+    """Per-sample weights r_i = -l'(q_i)/n (mean) or -l'(q_i) (sum); with ``normalized`` divided by L.
+
+    Normalised weights r_i / L = exp(log(-l'(q_i)) - log n - log L) are computed in log domain, so they stay
+    finite when L underflows.  For the exponential loss they are the softmin weights and sum to 1.
+    """
+    q = np.asarray(q, dtype=float)
+    lf = get_loss(loss)
+    log_nd = lf.log_neg_derivative(q)
+    if not normalized:
+        return np.exp(log_nd - _log_count(q.shape[-1], reduction))
+    # r_i / L = e^{log(-l'_i) - M} / sum_j e^{log l_j - M}, M = max_j log l_j: the exponents are differences
+    # of nearby numbers (exact for huge q), so the weights keep full relative accuracy at q ~ 1e6
+    log_l = lf.log_value(q)
+    top = np.max(log_l, axis=-1, keepdims=True)
+    return np.exp(log_nd - top) / np.sum(np.exp(log_l - top), axis=-1, keepdims=True)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Network
+# ----------------------------------------------------------------------------------------------------------
+
+def activation(z: np.ndarray, alpha: float = 0.0) -> np.ndarray:
+    """phi(z) = max(z, alpha z) for 0 <= alpha <= 1 (z where z > 0, alpha z otherwise)."""
+    z = np.asarray(z, dtype=float)
+    return np.where(z > 0, z, alpha * z)
+
+
+def activation_derivative(z: np.ndarray, alpha: float = 0.0, at_kink: float | None = None) -> np.ndarray:
+    """phi'(z): 1 where z > 0, alpha where z < 0, and ``at_kink`` where z == 0 exactly.
+
+    Default ``at_kink = (1 + alpha)/2``, the midpoint of the Clarke interval [alpha, 1] (a measure-zero
+    convention, as in the Lyu et al. 2021 spec for the ODE right-hand side).  Pass ``at_kink=0.0`` for the
+    indicator convention 1[z > 0] of Min et al. 2024 and Phuong & Lampert 2021 (ReLU), or ``alpha``.
+    """
+    z = np.asarray(z, dtype=float)
+    kink = 0.5 * (1.0 + alpha) if at_kink is None else float(at_kink)
+    return np.where(z > 0, 1.0, np.where(z < 0, alpha, kink))
+
+
+def _check_net(W: np.ndarray, a: np.ndarray, X: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    W = np.asarray(W, dtype=float)
+    a = np.asarray(a, dtype=float)
+    if W.ndim not in (2, 3) or a.shape != W.shape[:-1]:
+        raise UsageError(f"W must be (m, d) or (B, m, d) and a of shape W.shape[:-1]; got {W.shape}, {a.shape}")
+    if X is not None and (np.ndim(X) != 2 or np.shape(X)[1] != W.shape[-1]):
+        raise UsageError(f"X must be (n, d) with d = {W.shape[-1]}; got {np.shape(X)}")
+    return W, a
+
+
+def preactivations(W: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """Z[..., j, i] = <w_j, x_i>, shape (m, n) or (B, m, n)."""
+    return np.einsum("...md,nd->...mn", np.asarray(W, dtype=float), np.asarray(X, dtype=float))
+
+
+def forward(W: np.ndarray, a: np.ndarray, X: np.ndarray, alpha: float = 0.0) -> np.ndarray:
+    """f(x_i) = sum_j a_j phi(<w_j, x_i>); shape (n,) or (B, n)."""
+    W, a = _check_net(W, a, X)
+    return np.einsum("...m,...mn->...n", a, activation(preactivations(W, X), alpha))
+
+
+def margins(W: np.ndarray, a: np.ndarray, X: np.ndarray, y: np.ndarray, alpha: float = 0.0) -> np.ndarray:
+    """q_i = y_i f(x_i)."""
+    return np.asarray(y, dtype=float) * forward(W, a, X, alpha)
+
+
+def parameter_norm_sq(W: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """||theta||^2 = ||W||_F^2 + ||a||^2 (per batch element)."""
+    return np.sum(np.asarray(W) ** 2, axis=(-2, -1)) + np.sum(np.asarray(a) ** 2, axis=-1)
+
+
+def normalized_margin(W: np.ndarray, a: np.ndarray, X: np.ndarray, y: np.ndarray, alpha: float = 0.0) -> np.ndarray:
+    """gamma = min_i q_i / (||W||_F^2 + ||a||^2).
+
+    The net is positively 2-homogeneous in theta = (W, a) (f_{c theta} = c^2 f_theta), so dividing by
+    ||theta||^2 makes gamma scale invariant; this is q_min(theta/||theta||) as in Lyu & Li's normalised margin.
+    """
+    return np.min(margins(W, a, X, y, alpha), axis=-1) / parameter_norm_sq(W, a)
+
+
+def balance(W: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """a_j^2 - ||w_j||^2 per neuron (conserved by gradient flow); shape (m,) or (B, m)."""
+    W, a = _check_net(W, a)
+    return a ** 2 - np.sum(W ** 2, axis=-1)
+
+
+def activation_pattern(W: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """Boolean (m, n) or (B, m, n): <w_j, x_i> > 0."""
+    return preactivations(W, X) > 0
+
+
+def flatten_params(W: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """theta = concat(W.ravel(), a) (per batch element: shape (m d + m,) or (B, m d + m))."""
+    W, a = _check_net(W, a)
+    lead = W.shape[:-2]
+    return np.concatenate([W.reshape(*lead, -1), a], axis=-1)
+
+
+def unflatten_params(theta: np.ndarray, m: int, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """Inverse of :func:`flatten_params`."""
+    theta = np.asarray(theta, dtype=float)
+    if theta.shape[-1] != m * d + m:
+        raise UsageError(f"theta has length {theta.shape[-1]}, expected m*d + m = {m * d + m}")
+    lead = theta.shape[:-1]
+    return theta[..., : m * d].reshape(*lead, m, d), theta[..., m * d:]
+
+
+def _signed_weights(W, a, X, y, alpha, loss, normalized, reduction):
+    """c_i = r_i y_i with r_i = -l'(q_i)/n (or /L): dL/dtheta = -sum_i c_i df_i/dtheta.  Also returns Z."""
+    Z = preactivations(W, X)
+    y = np.asarray(y, dtype=float)
+    q = y * np.einsum("...m,...mn->...n", a, activation(Z, alpha))
+    return loss_weights(q, loss, normalized=normalized, reduction=reduction) * y, Z
+
+
+def gradient(W: np.ndarray, a: np.ndarray, X: np.ndarray, y: np.ndarray, alpha: float = 0.0,
+             loss: str | Loss = "logistic", normalized: bool = False, at_kink: float | None = None, *,
+             reduction: str = "mean") -> tuple[np.ndarray, np.ndarray]:
+    """(dL/dW, dL/da), or the gradient of log L when ``normalized`` (i.e. grad L / L, in log domain).
+
+    With c_i = -l'(q_i) y_i / n and h_ji = phi'(<w_j, x_i>) (``at_kink`` at exact zeros):
+    dL/dw_j = -a_j sum_i c_i h_ji x_i,   dL/da_j = -sum_i c_i phi(<w_j, x_i>).
+    """
+    W, a = _check_net(W, a, X)
+    c, Z = _signed_weights(W, a, X, y, alpha, loss, normalized, reduction)
+    H = activation_derivative(Z, alpha, at_kink)
+    dW = -a[..., None] * np.einsum("...mn,...n,nd->...md", H, c, np.asarray(X, dtype=float))
+    da = -np.einsum("...mn,...n->...m", activation(Z, alpha), c)
+    return dW, da
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Clarke subdifferential
+# ----------------------------------------------------------------------------------------------------------
+
+def _ambiguous_decomposition(W, a, X, y, alpha, loss, kink_tol, normalized, reduction):
+    """Gradient with h = 0 on ambiguous pairs (g0) and the column of each ambiguous pair's h (A).
+
+    Pair (k, i) is ambiguous iff |<w_k, x_i>| <= kink_tol ||w_k|| ||x_i||.  The gradient is affine in the
+    ambiguous derivatives h: grad = g0 + A h, where column (k, i) of A is -a_k c_i x_i in the w_k block.
+    (phi itself is continuous, so q, c and dL/da do not depend on h.)
+    """
+    X = np.asarray(X, dtype=float)
+    c, Z = _signed_weights(W, a, X, y, alpha, loss, normalized, reduction)
+    m, d = W.shape
+    scale = np.linalg.norm(W, axis=1)[:, None] * np.linalg.norm(X, axis=1)[None, :]
+    amb = np.abs(Z) <= kink_tol * scale
+    H = np.where(amb, 0.0, np.where(Z > 0, 1.0, alpha))
+    dW0 = -a[:, None] * ((H * c[None, :]) @ X)
+    da = -(activation(Z, alpha) @ c)
+    g0 = np.concatenate([dW0.ravel(), da])
+    pairs = np.argwhere(amb)
+    A = np.zeros((m * d + m, len(pairs)))
+    for col, (k, i) in enumerate(pairs):
+        A[k * d:(k + 1) * d, col] = -a[k] * c[i] * X[i]
+    return g0, A, pairs
+
+
+def clarke_extreme_gradients(W: np.ndarray, a: np.ndarray, X: np.ndarray, y: np.ndarray, alpha: float = 0.0,
+                             loss: str | Loss = "logistic", kink_tol: float = 1e-12, max_extremes: int = 4096,
+                             *, normalized: bool = False, reduction: str = "mean",
+                             rng: np.random.Generator | int | None = 0) -> tuple[np.ndarray, dict]:
+    """Gradients (flattened theta) at every choice h in {alpha, 1}^K on the K ambiguous pairs.
+
+    Returns ``(G, info)``: ``G`` has shape (E, m d + m), one row per choice; ``info`` holds ``pairs`` (K x 2
+    array of (neuron, point)), ``choices`` (E x K array of h values), ``sampled`` (True when 2^K >
+    ``max_extremes`` and E = ``max_extremes`` choices were drawn uniformly with ``rng`` instead of all).
+    Their convex hull is the pairwise outer approximation of the Clarke subdifferential (see
+    :func:`min_norm_subgradient`).  Batched input returns a list of such pairs (one per batch element; the
+    sizes differ, so this loops over the batch).
+    """
+    W, a = _check_net(W, a, X)
+    if W.ndim == 3:
+        return [clarke_extreme_gradients(W[b], a[b], X, y, alpha, loss, kink_tol, max_extremes,
+                                         normalized=normalized, reduction=reduction, rng=rng)
+                for b in range(W.shape[0])]
+    g0, A, pairs = _ambiguous_decomposition(W, a, X, y, alpha, loss, kink_tol, normalized, reduction)
+    K = len(pairs)
+    sampled = K >= 63 or 2 ** K > max_extremes
+    if sampled:
+        gen = np.random.default_rng(rng)
+        bits = gen.integers(0, 2, size=(max_extremes, K)).astype(bool)
+    else:
+        bits = np.array(list(itertools.product([False, True], repeat=K)), dtype=bool).reshape(2 ** K, K)
+    choices = np.where(bits, 1.0, alpha)
+    G = g0[None, :] + choices @ A.T
+    return G, {"pairs": pairs, "choices": choices, "sampled": bool(sampled), "n_ambiguous": K}
+
+
+def min_norm_subgradient(W: np.ndarray, a: np.ndarray, X: np.ndarray, y: np.ndarray, alpha: float = 0.0,
+                         loss: str | Loss = "logistic", kink_tol: float = 1e-12, *, normalized: bool = False,
+                         reduction: str = "mean") -> tuple[np.ndarray, np.ndarray, dict]:
+    """Minimum-norm element of {g0 + A h : h in [alpha, 1]^K} (box-constrained least squares, lsq_linear).
+
+    This set treats each ambiguous pair's derivative h_ki independently; it contains the Clarke
+    subdifferential of L (chain rule inclusion) and equals it whenever the ambiguous pairs can be switched
+    independently (e.g. a single ambiguous pair, or pairs on distinct neurons with distinct points).
+    ``info``: ``h`` (the minimiser), ``pairs``, ``norm`` (recomputed ||g0 + A h||), ``status``/``message`` of
+    lsq_linear, ``optimality`` (recomputed projected-gradient residual of the box QP: max over coordinates
+    of |h - clip(h - A^T r, alpha, 1)|, 0 at the exact minimiser).  Batched input returns a list.
+    """
+    W, a = _check_net(W, a, X)
+    if W.ndim == 3:
+        return [min_norm_subgradient(W[b], a[b], X, y, alpha, loss, kink_tol, normalized=normalized,
+                                     reduction=reduction) for b in range(W.shape[0])]
+    m, d = W.shape
+    g0, A, pairs = _ambiguous_decomposition(W, a, X, y, alpha, loss, kink_tol, normalized, reduction)
+    K = len(pairs)
+    info: dict = {"pairs": pairs, "n_ambiguous": K}
+    if K == 0 or alpha >= 1.0:
+        h = np.full(K, float(alpha))
+        info.update(status=0, message="no ambiguous pairs" if K == 0 else "alpha = 1: phi is linear")
+    else:
+        res = lsq_linear(A, -g0, bounds=(alpha, 1.0), method="bvls", tol=1e-15)
+        h = np.clip(res.x, alpha, 1.0)
+        info.update(status=int(res.status), message=str(res.message))
+    g = g0 + A @ h
+    grad_h = A.T @ g
+    info.update(h=h, norm=float(np.linalg.norm(g)),
+                optimality=float(np.max(np.abs(h - np.clip(h - grad_h, alpha, 1.0)), initial=0.0)))
+    dW, da = unflatten_params(g, m, d)
+    return dW, da, info
