@@ -208,15 +208,20 @@ def _check_net(W: np.ndarray, a: np.ndarray, X: np.ndarray | None = None) -> tup
     return W, a
 
 
+def _contract_neurons(a: np.ndarray, A: np.ndarray) -> np.ndarray:
+    """sum_j a[..., j] A[..., j, i] as a batched matmul."""
+    return (a[..., None, :] @ A)[..., 0, :]
+
+
 def preactivations(W: np.ndarray, X: np.ndarray) -> np.ndarray:
     """Z[..., j, i] = <w_j, x_i>, shape (m, n) or (B, m, n)."""
-    return np.einsum("...md,nd->...mn", np.asarray(W, dtype=float), np.asarray(X, dtype=float))
+    return np.asarray(W, dtype=float) @ np.asarray(X, dtype=float).T
 
 
 def forward(W: np.ndarray, a: np.ndarray, X: np.ndarray, alpha: float = 0.0) -> np.ndarray:
     """f(x_i) = sum_j a_j phi(<w_j, x_i>); shape (n,) or (B, n)."""
     W, a = _check_net(W, a, X)
-    return np.einsum("...m,...mn->...n", a, activation(preactivations(W, X), alpha))
+    return _contract_neurons(a, activation(preactivations(W, X), alpha))
 
 
 def margins(W: np.ndarray, a: np.ndarray, X: np.ndarray, y: np.ndarray, alpha: float = 0.0) -> np.ndarray:
@@ -269,7 +274,7 @@ def _signed_weights(W, a, X, y, alpha, loss, normalized, reduction):
     """c_i = r_i y_i with r_i = -l'(q_i)/n (or /L): dL/dtheta = -sum_i c_i df_i/dtheta.  Also returns Z."""
     Z = preactivations(W, X)
     y = np.asarray(y, dtype=float)
-    q = y * np.einsum("...m,...mn->...n", a, activation(Z, alpha))
+    q = y * _contract_neurons(a, activation(Z, alpha))
     return loss_weights(q, loss, normalized=normalized, reduction=reduction) * y, Z
 
 
@@ -284,8 +289,9 @@ def gradient(W: np.ndarray, a: np.ndarray, X: np.ndarray, y: np.ndarray, alpha: 
     W, a = _check_net(W, a, X)
     c, Z = _signed_weights(W, a, X, y, alpha, loss, normalized, reduction)
     H = activation_derivative(Z, alpha, at_kink)
-    dW = -a[..., None] * np.einsum("...mn,...n,nd->...md", H, c, np.asarray(X, dtype=float))
-    da = -np.einsum("...mn,...n->...m", activation(Z, alpha), c)
+    # Batched matmuls (BLAS), not a three-operand einsum, which numpy runs as a naive loop.
+    dW = -a[..., None] * ((H * c[..., None, :]) @ np.asarray(X, dtype=float))
+    da = -(activation(Z, alpha) @ c[..., :, None])[..., 0]
     return dW, da
 
 
