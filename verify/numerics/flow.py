@@ -39,7 +39,7 @@ from .nets import (
     preactivations,
 )
 
-__all__ = ["FlowResult", "gradient_descent", "integrate_flow", "normalized_gradient_descent",
+__all__ = ["FlowResult", "gd_step_flops", "gd_steps", "gradient_descent", "integrate_flow", "normalized_gradient_descent",
            "simulate_log_scale"]
 
 
@@ -123,10 +123,20 @@ def _state(W, a, X, y, alpha, loss, normalized, at_kink, reduction):
     phiZ = activation(Z, alpha)
     q = y * (a[:, None, :] @ phiZ)[:, 0, :]
     c = loss_weights(q, loss, normalized=normalized, reduction=reduction) * y
-    H = activation_derivative(Z, alpha, at_kink)
-    dW = -a[..., None] * ((H * c[:, None, :]) @ X)
-    da = -(phiZ @ c[:, :, None])[..., 0]
+    dW, da = _backward(Z, phiZ, a, c, X, alpha, at_kink)
     return Z, q, dW, da
+
+
+def _backward(Z, phiZ, a, c, X, alpha, at_kink):
+    """(dL/dW, dL/da) from Z, phi(Z) and c, with phi'(Z) * c formed in one pass (kinks patched only
+    where present) and both contractions as batched matmuls."""
+    cb = c[:, None, :]
+    G = np.where(Z > 0, cb, alpha * cb)
+    zero = Z == 0
+    if zero.any():
+        kink = 0.5 * (1.0 + alpha) if at_kink is None else float(at_kink)
+        G[zero] = np.broadcast_to(kink * cb, Z.shape)[zero]
+    return -a[..., None] * (G @ X), -(phiZ @ c[:, :, None])[..., 0]
 
 
 def _unbatch(value, batched):
@@ -824,3 +834,64 @@ def _stacked_polar(U, rho0, s, X, y, alpha, lf, reduction, t_end, t_eval, rtol, 
     Y = sol.y.T
     Y = np.concatenate([Y[:, : B * m * d].reshape(-1, B, m * d), Y[:, B * m * d:].reshape(-1, B, m)], axis=2)
     return sol.t, Y, sol.status == 0, str(sol.message), nrhs
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Monitor-free batched GD (the fast path for seed sweeps and benchmarks)
+# ----------------------------------------------------------------------------------------------------------
+
+# elements of one (chunk, m, n) work array: 2^15 doubles = 256 KiB, about an L2 cache (measured, 32 seeds,
+# m = n = 100, loaded 2-core machine: 7.3 / 7.6 / 8.8 / 10.4 ms per step for 1 / 2 / 4 / 32 seeds per chunk)
+_CHUNK_ELEMENTS = 1 << 15
+
+
+def gd_steps(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y: np.ndarray, *, lr: float, steps: int,
+             alpha: float = 0.0, loss: str | Loss = "logistic", at_kink: float | None = None,
+             reduction: str = "mean") -> tuple[np.ndarray, np.ndarray]:
+    """``steps`` plain GD steps ``theta <- theta - lr grad L(theta)``, batched over a leading seed axis.
+
+    Parameters
+    ----------
+    W0, a0 : ``(m, d)``, ``(m,)`` or batched ``(B, m, d)``, ``(B, m)``.
+    X, y : ``(n, d)`` data and ``(n,)`` labels in {+1, -1}.
+    lr, steps : step size (> 0) and number of steps (>= 0).
+    alpha, loss, at_kink, reduction : as in :func:`verify.numerics.nets.gradient`.
+
+    Returns
+    -------
+    (W, a) after ``steps`` steps, with the input's batch shape.
+    """
+    W = np.array(W0, dtype=np.float64)
+    a = np.array(a0, dtype=np.float64)
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if W.ndim not in (2, 3) or a.shape != W.shape[:-1]:
+        raise UsageError(f"W0 must be (m, d) or (B, m, d) and a0 of shape W0.shape[:-1]; got {W.shape}, {a.shape}")
+    if X.ndim != 2 or X.shape[1] != W.shape[-1] or y.shape != (X.shape[0],):
+        raise UsageError(f"X must be (n, {W.shape[-1]}) and y (n,); got {X.shape}, {y.shape}")
+    if not lr > 0 or int(steps) < 0:
+        raise UsageError(f"gd_steps: need lr > 0 and steps >= 0; got lr={lr}, steps={steps}")
+    if not 0.0 <= alpha <= 1.0:
+        raise UsageError(f"gd_steps: alpha must lie in [0, 1], got {alpha}")
+    batched = W.ndim == 3
+    if not batched:
+        W, a = W[None], a[None]
+    lf = get_loss(loss)
+    kink = 0.5 * (1.0 + alpha) if at_kink is None else float(at_kink)
+    # seeds are independent: run them in chunks whose (chunk, m, n) work arrays stay in cache
+    chunk = max(1, _CHUNK_ELEMENTS // (W.shape[1] * X.shape[0]))
+    W_out, a_out = np.empty_like(W), np.empty_like(a)
+    for start in range(0, W.shape[0], chunk):
+        Wc, ac = W[start:start + chunk], a[start:start + chunk]
+        for _ in range(int(steps)):
+            *_, dW, da = _state(Wc, ac, X, y, float(alpha), lf, False, kink, reduction)
+            Wc = Wc - lr * dW
+            ac = ac - lr * da
+        W_out[start:start + chunk], a_out[start:start + chunk] = Wc, ac
+    return (W_out, a_out) if batched else (W_out[0], a_out[0])
+
+
+def gd_step_flops(B: int, m: int, n: int, d: int) -> int:
+    """Floating-point operations of one batched GD step, counting the two matrix products (2 B m n d each)
+    and the matrix-vector products (2 B m n each); elementwise work is not counted."""
+    return 4 * B * m * n * d + 4 * B * m * n

@@ -183,7 +183,7 @@ def loss_weights(q: np.ndarray, loss: str | Loss = "logistic", *, normalized: bo
 def activation(z: np.ndarray, alpha: float = 0.0) -> np.ndarray:
     """phi(z) = max(z, alpha z) for 0 <= alpha <= 1 (z where z > 0, alpha z otherwise)."""
     z = np.asarray(z, dtype=float)
-    return np.where(z > 0, z, alpha * z)
+    return np.maximum(z, alpha * z) if alpha != 0.0 else np.maximum(z, 0.0)
 
 
 def activation_derivative(z: np.ndarray, alpha: float = 0.0, at_kink: float | None = None) -> np.ndarray:
@@ -195,7 +195,11 @@ def activation_derivative(z: np.ndarray, alpha: float = 0.0, at_kink: float | No
     """
     z = np.asarray(z, dtype=float)
     kink = 0.5 * (1.0 + alpha) if at_kink is None else float(at_kink)
-    return np.where(z > 0, 1.0, np.where(z < 0, alpha, kink))
+    out = np.where(z > 0, 1.0, alpha)
+    zero = z == 0
+    if zero.any():  # exact kinks are rare outside constructed fixtures; patch them only when present
+        out[zero] = kink
+    return out
 
 
 def _check_net(W: np.ndarray, a: np.ndarray, X: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
