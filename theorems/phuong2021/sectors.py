@@ -1,0 +1,259 @@
+"""Early-phase geometry: Definitions 1-2, Lemma 2 (unique extremal directions and sectors (13), (14)),
+Lemma A.1 (g(w) = C w at extremal directions) and Lemma A.2 (local expansion of G)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fixtures import orthogonal as osd
+from fixtures import phuong2021 as ph
+from verify import Evidence, adversarial, claim, negative, not_checkable, random
+from verify.numerics.sectors import (
+    circle_extrema,
+    class_sum_directions,
+    expansion_radius,
+    multistart_maxima,
+    open_sector_fixed_points,
+    potential,
+    projected_gradient,
+    sector_of,
+    sphere_samples,
+)
+
+from ._geometry import class_geometry, early_weights, extremal_sectors, support_rank
+from .hypotheses import loss_conditions, orthogonally_separable
+
+not_checkable(
+    "phuong2021.def1", kind="definition", title="Definition 1 (Sector)",
+    statement=r"$\mathcal S_\sigma = \{w\in\mathbb R^d : \operatorname{sign} w^\top x_i = \sigma_i,\ i\in[n]\}$, "
+              r"$\sigma\in\{-1,0,1\}^n$ (eq. (11)).",
+    reason="definition: implemented as verify.numerics.sectors.sector_of (exact sign for integer data); "
+           "used by Lemmas 2, 3, B.1 and the groups J_0, J_+, J_- of Theorem 1. (The paper says 'input space'; "
+           "sectors live in weight space, erratum E15.)")
+
+
+def _grid_extrema(X, c, m=360000):
+    phi = np.linspace(0.0, 2 * np.pi, m, endpoint=False)
+    G = potential(X, c, np.column_stack([np.cos(phi), np.sin(phi)]))
+    left, right = np.roll(G, 1), np.roll(G, -1)
+    return phi[(G > left) & (G > right)], phi[(G < left) & (G < right)]
+
+
+@claim("phuong2021.def2", kind="definition", title="Definition 2 (Extremal directions and sectors)",
+       statement=r"$w\in\mathbb S^{d-1}$ is a positive (negative) extremal direction iff it is a strict local "
+                 r"maximum (minimum) of $G(w)=-\sum_i \ell_i'(0)\rho(w^\top x_i)$ (eq. (12)); a sector is extremal "
+                 r"iff it contains one.",
+       fixtures=[random(osd.cones, d=2, n_pos=5, n_neg=5), random(ph.obtuse), random(ph.xor),
+                 adversarial(osd.near_boundary, d=2, n_pos=5, n_neg=5),
+                 adversarial(ph.obtuse, theta2_deg=130.0),
+                 negative(ph.obtuse, mutation="finder applied to -G (maxima and minima swapped)")],
+       judged_by="the exact circle enumeration (verify.numerics.sectors.circle_extrema) must list the same strict "
+                 "extrema as a 360000-point grid on the circle (d = 2), to 2 grid steps")
+def def2(fx):
+    """Implementation check of Definition 2's finder against a dense grid (d = 2)."""
+    ev = Evidence()
+    X, y = fx["X"], fx["y"]
+    c = early_weights(y)
+    ext = circle_extrema(X, -c if fx.mutated() else c)
+    gmax, gmin = _grid_extrema(X, c)
+    step = 2 * np.pi / 360000
+    for kind, grid in (("max", gmax), ("min", gmin)):
+        exact = np.sort([e["angle"] for e in ext if e["kind"] == kind])
+        ev.true(f"number of strict local {kind}ima: exact finder vs grid", exact.size == grid.size,
+                detail=f"exact {np.rad2deg(exact).round(3)} vs grid {np.rad2deg(grid).round(3)}")
+        if exact.size == grid.size and exact.size:
+            diff = np.abs(np.angle(np.exp(1j * (np.sort(grid) - exact))))
+            ev.le(f"angles of strict local {kind}ima: exact vs grid", float(diff.max()), 2 * step, rtol=0.0)
+    ev.record(extrema_deg=[(e["kind"], round(float(np.rad2deg(e["angle"])), 4), e["value"]) for e in ext])
+    return ev
+
+
+@claim("phuong2021.lem2", kind="lemma", title="Lemma 2 (unique extremal directions; sectors (13), (14))",
+       statement=r"In the setting of Theorem 1 there is exactly one positive and exactly one negative extremal "
+                 r"direction; the positive extremal sector is $\sigma^+$ of eq. (13) and the negative one "
+                 r"$\sigma^-$ of eq. (14).",
+       hypotheses=[orthogonally_separable, loss_conditions], uses=["phuong2021.def2", "phuong2021.lemA.1",
+                                                                   "phuong2021.lemA.2"],
+       fixtures=[random(osd.cones, d=3, n_pos=6, n_neg=6), random(osd.span_certified, d=3, n_pos=6, n_neg=6),
+                 random(osd.cones, d=2, n_pos=5, n_neg=5, label="os.cones (d=2)"),
+                 adversarial(osd.boundary), adversarial(osd.near_boundary, d=2, n_pos=5, n_neg=5),
+                 adversarial(osd.near_boundary, d=3, n_pos=5, n_neg=5, cos_same=1e-6, cos_cross=-1e-6,
+                             label="os.near_boundary (cos 1e-6)"),
+                 adversarial(osd.orthant, d=20, n_pos=250, n_neg=250, label="os.orthant n = 500, d = 20"),
+                 negative(osd.cones, d=3, n_pos=6, n_neg=6, mutation="sigma^+ and sigma^- swapped"),
+                 negative(ph.obtuse), negative(ph.xor)],
+       judged_by="exact: the closed-form direction s_+/||s_+|| lies in the sector of eq. (13); strictness by the "
+                 "closed form G = ||s_+||/sqrt(1+eps^2) inside the sector (or the face test when sigma^+ has zeros); "
+                 "uniqueness by exhaustive enumeration of open-sector critical points (n <= 16; a 200-start projected "
+                 "ascent search beyond), the exact circle enumeration (d = 2) and the global bound G <= ||s_+|| on "
+                 "20000 random directions")
+def lem2(fx):
+    ev = Evidence()
+    X, y = fx["X"], fx["y"]
+    n, d = X.shape
+    c = early_weights(y)
+    tol = 0.0 if fx.get("exact", False) else 1e-12
+    sig_p, sig_n = extremal_sectors(X, y, tol)
+    if fx.mutated():
+        sig_p, sig_n = sig_n, sig_p
+    wp, wn = class_sum_directions(X, c)
+    Gp, Gn = float(potential(X, c, wp)), float(potential(X, c, wn))
+    sp_norm = float(np.linalg.norm(X[y > 0].T @ c[y > 0]))
+    sn_norm = float(np.linalg.norm(X[y < 0].T @ c[y < 0]))
+    ev.true("s_+/||s_+|| lies in the sector sigma^+ of eq. (13)", np.array_equal(sector_of(X, wp, tol), sig_p),
+            detail=f"sector {sector_of(X, wp, tol)} vs (13) {sig_p}")
+    ev.true("s_-/||s_-|| lies in the sector sigma^- of eq. (14)", np.array_equal(sector_of(X, wn, tol), sig_n),
+            detail=f"sector {sector_of(X, wn, tol)} vs (14) {sig_n}")
+    rng = fx.rng
+    for w, G0, sig, sgn, name in ((wp, Gp, sig_p, 1.0, "positive"), (wn, Gn, sig_n, -1.0, "negative")):
+        V = sphere_samples(rng, 200, d)
+        V -= np.outer(V @ w, w)
+        V /= np.linalg.norm(V, axis=1, keepdims=True)
+        if np.all(sig != 0):
+            errs = []
+            for v in V:
+                eps = min(0.5 * expansion_radius(X, w, v), 1e-2)
+                wv = (w + eps * v) / np.sqrt(1 + eps**2)
+                errs.append(abs(float(potential(X, c, wv)) - G0 / np.sqrt(1 + eps**2)) / abs(G0))
+            ev.le(f"{name}: G(normalise(w* + eps v)) = G(w*)/sqrt(1+eps^2) inside the sector (strict extremum)",
+                  max(errs), 1e-12, rtol=0.0)
+        else:
+            Z = sig == 0
+            alpha = sgn * (np.maximum(V @ X[Z].T, 0.0) @ c[Z])   # first-order change along v (v ⟂ s)
+            ev.le(f"{name}: first-order change of {'' if sgn > 0 else '-'}G off the face is <= 0", float(alpha.max()),
+                  0.0, atol=1e-12)
+            ev.ge(f"{name}: {'' if sgn > 0 else '-'}G(w*) > 0 (second-order strictness)", sgn * G0, 1e-12, rtol=0.0)
+    U = np.vstack([sphere_samples(rng, 20000, d), X / np.linalg.norm(X, axis=1, keepdims=True),
+                   -X / np.linalg.norm(X, axis=1, keepdims=True)])
+    Gs = potential(X, c, U)
+    ev.le("global bound max G <= ||s_+|| (derived, §1.9)", float(Gs.max()), sp_norm, rtol=1e-12)
+    ev.ge("global bound min G >= -||s_-||", float(Gs.min()), -sn_norm, rtol=1e-12)
+    ev.close("G(s_+/||s_+||) = ||s_+||", Gp, sp_norm, rtol=1e-12)
+    counts = {}
+    if n <= 16:
+        fps = open_sector_fixed_points(X, c)
+        for kind, w, sig in (("max", wp, sig_p), ("min", wn, sig_n)):
+            found = [e["direction"] for e in fps if e["kind"] == kind]
+            expected = 1 if np.all(sig != 0) else 0         # a face extremum is not an open-sector point
+            counts[f"open-sector strict {kind}ima"] = len(found)
+            ev.true(f"exactly {expected} strict local {kind}imum in open sectors (enumeration of 2^n active sets)",
+                    len(found) == expected, detail=f"found {len(found)}")
+            if expected and found:
+                ev.le(f"the open-sector {kind}imum is s_+-/||s_+-||", float(np.linalg.norm(found[0] - w)), 1e-10,
+                      rtol=0.0)
+    else:
+        # too many active sets to enumerate: multistart projected ascent as a search (not a certificate)
+        for kind, sgn, w in (("max", 1.0, wp), ("min", -1.0, wn)):
+            found = multistart_maxima(X, sgn * c, rng, starts=200)
+            counts[f"multistart strict {kind}ima"] = len(found)
+            ev.true(f"multistart search (200 starts) finds exactly one strict local {kind}imum", len(found) == 1,
+                    detail=f"clusters: {[e['hits'] for e in found]}")
+            if len(found) == 1:
+                ev.le(f"the {kind}imum found is s_+-/||s_+-||", float(np.linalg.norm(found[0]["direction"] - w)),
+                      1e-10, rtol=0.0)
+    if d == 2:
+        ext = circle_extrema(X, c)
+        for kind in ("max", "min"):
+            k = sum(e["kind"] == kind for e in ext)
+            counts[f"circle strict {kind}ima"] = k
+            ev.true(f"exactly one strict local {kind}imum on the circle (exact enumeration, kinks included)", k == 1,
+                    detail=f"found {k}")
+    cg = class_geometry(X, y) if orthogonally_separable.evaluate(fx).holds else None
+    if cg is not None and cg.certified:
+        spans = support_rank(X, cg.support_pos) == d and support_rank(X, cg.support_neg) == d
+        if spans:
+            ev.true("[derived] under support span: sigma^+ = y and sigma^- = -y (zero branches vacuous, E16)",
+                    np.array_equal(sig_p, y.astype(int)) and np.array_equal(sig_n, -y.astype(int)))
+        cos_late = float(wp @ cg.w_pos / np.linalg.norm(cg.w_pos))
+        ev.record(cos_extremal_vs_max_margin_pos=cos_late)
+    ev.record(G_max=Gp, G_min=Gn, zero_entries_sigma_plus=int(np.sum(sig_p == 0)), **counts)
+    return ev
+
+
+@claim("phuong2021.lemA.1", kind="lemma", title="Lemma A.1 (g(w) = C w at extremal directions)",
+       statement=r"If $w\in\mathbb S^{d-1}$ is an extremal direction then $g(w)=Cw$ for some constant $C$, "
+                 r"$g(w) = -\sum_i \ell_i'(0) 1\{w^\top x_i>0\} P_w x_i$ (eq. (31)).",
+       uses=["phuong2021.def2"],
+       fixtures=[random(osd.cones, d=3, n_pos=6, n_neg=6), random(ph.obtuse), random(ph.xor),
+                 adversarial(osd.boundary), adversarial(ph.obtuse, theta2_deg=130.0),
+                 negative(osd.cones, d=3, n_pos=6, n_neg=6, mutation="random non-extremal directions"),
+                 negative(ph.obtuse, mutation="random non-extremal directions")],
+       judged_by="exact residual ||g(w) - G(w) w|| <= 1e-10 (1 + ||g(w)||) at every extremal direction found by "
+                 "exhaustive enumeration (open sectors, n <= 16), the exact circle finder (d = 2, kinks included) "
+                 "and the closed-form OS directions (faces)")
+def lemA1(fx):
+    ev = Evidence()
+    X, y = fx["X"], fx["y"]
+    n, d = X.shape
+    c = early_weights(y)
+    tol = 0.0 if fx.get("exact", False) else 1e-12
+    cands = []
+    if n <= 16:
+        cands += [e["direction"] for e in open_sector_fixed_points(X, c)]
+    if d == 2:
+        cands += [e["direction"] for e in circle_extrema(X, c)]
+    if orthogonally_separable.evaluate(fx).holds:
+        cands += list(class_sum_directions(X, c))
+    if fx.mutated():
+        cands = list(sphere_samples(fx.rng, 5, d))
+    res = []
+    for w in cands:
+        g = projected_gradient(X, c, w, tol)
+        G = float(potential(X, c, w))
+        res.append(float(np.linalg.norm(g - G * w) / (1.0 + np.linalg.norm(g))))
+    ev.true("at least one extremal direction found", len(cands) > 0)
+    if res:
+        ev.le("max over extremal directions of ||g(w) - G(w) w|| / (1 + ||g||)", max(res), 1e-10, rtol=0.0)
+    ev.record(n_directions=len(cands), residuals=res)
+    return ev
+
+
+@claim("phuong2021.lemA.2", kind="lemma", title="Lemma A.2 (local expansion of G)",
+       statement=r"For $w\in\mathbb S^{d-1}$, $v\in\mathbb R^d$ there is $\epsilon_{\max}>0$ such that for "
+                 r"$\epsilon\in[0,\epsilon_{\max}]$: $G\big(\tfrac{w+\epsilon v}{\|w+\epsilon v\|}\big) = "
+                 r"\tfrac{1}{\|w+\epsilon v\|}\big(G(w) - \epsilon\sum_i \ell_i'(0) 1\{(w+\epsilon v)^\top x_i>0\} "
+                 r"v^\top x_i\big)$ (eq. (37)).",
+       fixtures=[random(osd.cones, d=4, n_pos=8, n_neg=8), random(ph.obtuse), adversarial(osd.boundary),
+                 negative(osd.cones, d=4, n_pos=8, n_neg=8, mutation="eps = 3 x the first sign flip (beyond eps_max)")],
+       judged_by="exact identity to 1e-12 relative on 500 random (w, v) pairs x 6 eps in (0, eps_max] with eps_max of "
+                 "eq. (40); on exact integer data w is put on sector boundaries (w^T x_i = 0 exactly)")
+def lemA2(fx):
+    ev = Evidence()
+    X, y = fx["X"], fx["y"]
+    n, d = X.shape
+    c = early_weights(y)
+    rng = fx.rng
+    errs, worst_case = [], None
+    for k in range(500):
+        if fx.get("exact", False) and d == 3 and k % 2 == 0:
+            i, j = rng.choice(n, 2, replace=False)
+            w = np.cross(X[i], X[j])                      # exact zero pre-activations on x_i, x_j
+            if not np.any(w):
+                continue
+        else:
+            w = rng.standard_normal(d)
+        w = w / np.linalg.norm(w)
+        v = rng.standard_normal(d) * rng.choice([0.1, 1.0, 10.0])
+        emax = expansion_radius(X, w, v)
+        if fx.mutated():
+            if not np.isfinite(emax):
+                continue
+            epss = [6.0 * emax]                          # 3 x the first flip (first flip = 2 eps_max)
+        else:
+            top = min(emax, 10.0)
+            epss = top * np.array([1.0, 0.5, 0.1, 1e-2, 1e-4, 1e-8])
+        for eps in epss:
+            u = w + eps * v
+            lhs = float(potential(X, c, u / np.linalg.norm(u)))
+            act = (u @ X.T) > 0
+            rhs = (float(potential(X, c, w)) + eps * float(c[act] @ (X[act] @ v))) / np.linalg.norm(u)
+            scale = 1.0 + abs(float(potential(X, c, w))) + eps * float(np.abs(c) @ np.abs(X @ v))
+            e = abs(lhs - rhs) / scale
+            if not errs or e > max(errs):
+                worst_case = {"w": w, "v": v, "eps": eps}
+            errs.append(e)
+    ev.le("max relative error of eq. (37) over the trials", max(errs), 1e-12, rtol=0.0)
+    ev.record(trials=len(errs), mismatches_above_tol=int(np.sum(np.array(errs) > 1e-12)))
+    if worst_case is not None:
+        ev.certify(worst_case=worst_case)
+    return ev
