@@ -1,0 +1,302 @@
+"""Section 2-3 of Wang & Pilanci (2022): the convex max-margin programs (7), (14), their duals (8), (15),
+the KKT characterisation (Prop 3) and the dual-feasibility certificate of global optimality (Thm 3)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from fixtures.wang2022 import (
+    F1,
+    F2,
+    INFEAS,
+    MC3,
+    SLIDE,
+    MC3_binary,
+    collinear_eps,
+    gen_gauss,
+    mc_simplex,
+    os_cones,
+    sf_mmatrix,
+)
+from verify import Evidence, adversarial, claim, negative, random
+
+from ._hyp import feasible, full_rank
+from ._numerics import (
+    circle_max,
+    convex_dual,
+    convex_primal,
+    convex_to_network,
+    dual_constraint_value,
+    enumerate_patterns,
+    is_orthogonally_separable,
+    kkt_candidates,
+    nonconvex_kkt,
+    os_closed_form,
+    solve_convex,
+)
+
+GAP_RTOL = 1e-6      # CLARABEL with tightened tolerances; spec §3 tolerance policy
+KKT_TOL = 1e-5       # interior-point solutions: stationarity residual ~1e-6 measured
+
+
+def _binary_checks(ev: Evidence, X: np.ndarray, y: np.ndarray, rng: np.random.Generator, prefix: str = "",
+                   width_one: bool = False) -> float:
+    """Prop 2 comparisons on one binary problem; returns P*."""
+    sol = solve_convex(X, y)
+    Dmat = sol["Dmat"]
+    P = sol["value"]
+    dual = convex_dual(X, y, Dmat)
+    dual_printed = convex_dual(X, y, Dmat, printed_signs=True)
+    if not (np.isfinite(P) and np.isfinite(dual["value"])):
+        ev.inconclusive(f"{prefix}solver status {sol['status']} / {dual['status']}")
+        return P
+    ev.close(f"{prefix}strong duality P*(14) = D*(15)", dual["value"], P, rtol=GAP_RTOL)
+    ev.close(f"{prefix}printed (129) sign variant has the same value", dual_printed["value"], P, rtol=GAP_RTOL)
+    W1, w2 = convex_to_network(sol["U"], sol["U2"], tol=1e-12)
+    if width_one:
+        keep = int(np.argmax(np.abs(w2)))
+        W1, w2 = W1[:, [keep]], w2[[keep]]
+    f = np.maximum(X @ W1, 0.0) @ w2
+    ev.ge(f"{prefix}mapped network margins min y f >= 1 (upper side of (13) = (14))", float(np.min(y * f)), 1.0,
+          rtol=1e-6)
+    ev.close(f"{prefix}(1/2)||theta||^2 of the mapped network = P*", 0.5 * float(np.sum(W1**2) + np.sum(w2**2)), P,
+             rtol=1e-6)
+    lam = sol["lam"]
+    ev.ge(f"{prefix}Y lambda >= 0", float(np.min(y * lam)), 0.0, atol=1e-8)
+    V = dual_constraint_value(X, lam, Dmat)
+    ev.le(f"{prefix}V(lambda*) <= 1 (dual feasible, NNLS certificates over all p patterns)", V, 1.0, rtol=1e-6)
+    ev.close(f"{prefix}y^T lambda* = P*", float(y @ lam), P, rtol=GAP_RTOL)
+    # extreme points: every nonzero block attains the dual constraint with its sign
+    worst = 0.0
+    biggest = max(np.linalg.norm(sol["U2"], axis=0).max(), np.linalg.norm(sol["U"], axis=0).max())
+    for M, s in ((sol["U2"], 1.0), (sol["U"], -1.0)):
+        n = np.linalg.norm(M, axis=0)
+        for j in np.where(n > 1e-4 * biggest)[0]:
+            u = M[:, j] / n[j]
+            worst = max(worst, abs(s * lam @ np.maximum(X @ u, 0.0) - 1.0))
+    ev.le(f"{prefix}optimal blocks are extreme points: max | s lambda*^T (X u^)_+ - 1 |", worst, 0.0, atol=1e-5)
+    # lower side: restricted pattern sets only increase the optimum
+    p = Dmat.shape[1]
+    lows = []
+    for _ in range(3):
+        S = rng.choice(p, size=max(2, (2 * p) // 3), replace=False)
+        r = convex_primal(X, y, Dmat[:, S])
+        if np.isfinite(r["value"]):
+            lows.append(r["value"])
+    if lows:
+        ev.ge(f"{prefix}restricted-pattern optima >= P*", min(lows), P, rtol=1e-6)
+    if is_orthogonally_separable(X, y):
+        cf = os_closed_form(X, y)
+        ev.close(f"{prefix}OS closed form P* = ||u_+|| + ||u_-|| (spec R1)", cf["P"], P, rtol=GAP_RTOL)
+    ev.record(**{f"{prefix}P*": P, f"{prefix}D*": dual["value"], f"{prefix}patterns": p,
+                 f"{prefix}nonzero blocks": int(len(w2)), f"{prefix}V(lambda*)": V})
+    ev.certify(**{f"{prefix}lambda*": lam})
+    return P
+
+
+@claim("wang2022.prop2", kind="proposition", title="Proposition 2 (binary convex equivalent and dual)",
+       statement=r"Problem (13) is equivalent to (14) $\min \sum_j \|u_j\| + \|u'_j\|$ s.t. "
+                 r"$Y\sum_j D_j X(u'_j - u_j) \ge 1$, $(2D_j - I)Xu_j \ge 0$, $(2D_j-I)Xu'_j \ge 0$; its dual is (15) "
+                 r"$\max y^\top\lambda$ s.t. $Y\lambda \ge 0$, $\max_{\|u\|\le 1}|\lambda^\top (Xu)_+| \le 1$.",
+       hypotheses=[feasible, full_rank],
+       fixtures=[random(gen_gauss, N=10, d=2), random(os_cones), random(sf_mmatrix),
+                 adversarial(gen_gauss, N=16, d=3), adversarial(F1), adversarial(F2), adversarial(MC3_binary),
+                 adversarial(collinear_eps, eps=1e-4), negative(INFEAS), negative(os_cones, mutation="network width 1 (m < m*)")],
+       judged_by="SOCP (CLARABEL) over the exactly enumerated P; residuals, V(lambda) and the gap recomputed; "
+                 "relative gap 1e-6")
+def prop2(fx):
+    ev = Evidence()
+    _binary_checks(ev, fx["X"], fx["y"], fx.rng, width_one=fx.mutated())
+    status = solve_convex(fx["X"], fx["y"])["status"]
+    if ev.holds is False and status != "optimal" and not fx.mutated():
+        ev.inconclusive(f"solver status {status}: a failed comparison may be solver inaccuracy")
+    ev.note("equivalence needs width m >= m* (spec E8); the mapped network uses one neuron per nonzero block")
+    return ev
+
+
+@claim("wang2022.prop1", kind="proposition", title="Proposition 1 (multi-class convex equivalent and dual)",
+       statement=r"The multi-class max-margin problem (5) is equivalent to the convex program (7); its dual is (8). "
+                 r"Both decouple over the $K$ outputs.",
+       uses=["wang2022.prop2"], hypotheses=[feasible, full_rank],
+       fixtures=[random(MC3), random(mc_simplex, K=3, n_k=3), adversarial(mc_simplex, K=4, n_k=2, theta_deg=5.0),
+                 negative(MC3, mutation="network width 1 per output (m < m*)")],
+       judged_by="per-output SOCPs (CLARABEL) and the joint program (7): values add, gap <= 1e-6 relative")
+def prop1(fx):
+    import cvxpy as cp
+
+    ev = Evidence()
+    X, Y = fx["X"], fx["Y"]
+    total = 0.0
+    for k in range(fx["K"]):
+        total += _binary_checks(ev, X, Y[:, k], fx.rng, prefix=f"k={k}: ", width_one=fx.mutated())
+    Dmat = enumerate_patterns(X)
+    S = 2 * Dmat - 1
+    d, p = X.shape[1], Dmat.shape[1]
+    cons, obj = [], 0
+    for k in range(fx["K"]):
+        U, U2 = cp.Variable((d, p)), cp.Variable((d, p))
+        f = cp.sum(cp.multiply(Dmat, X @ (U2 - U)), axis=1)
+        cons += [cp.multiply(Y[:, k], f) >= 1, cp.multiply(S, X @ U) >= 0, cp.multiply(S, X @ U2) >= 0]
+        obj = obj + cp.sum(cp.norm(U, 2, axis=0)) + cp.sum(cp.norm(U2, 2, axis=0))
+    prob = cp.Problem(cp.Minimize(obj), cons)
+    prob.solve(solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
+    ev.close("joint program (7) = sum of the K binary programs", float(prob.value), total, rtol=GAP_RTOL)
+    ev.record(joint_value=float(prob.value), sum_of_binary=total)
+    return ev
+
+
+@lru_cache(maxsize=64)
+def _candidates(key: bytes, shape: tuple, ykey: bytes, clarke: bool) -> list[dict]:
+    X = np.frombuffer(key).reshape(shape)
+    y = np.frombuffer(ykey)
+    return kkt_candidates(X, y, enumerate_patterns(X), np.random.default_rng(7), clarke=clarke)
+
+
+def certified_kkt(fx, clarke: bool = False) -> list[dict]:
+    X = np.ascontiguousarray(fx["X"], dtype=float)
+    y = np.ascontiguousarray(fx["y"], dtype=float)
+    return [c for c in _candidates(X.tobytes(), X.shape, y.tobytes(), clarke) if c["certified"]]
+
+
+def _has_b_kkt(fx):
+    n = len(certified_kkt(fx))
+    return n > 0, float(n), f"{n} certified B-KKT points among the candidates (global, split, restricted)"
+
+
+def _has_clarke_kkt(fx):
+    n = len(certified_kkt(fx, clarke=True))
+    return n > 0, float(n), f"{n} certified Clarke-KKT points among the candidates"
+
+
+from verify import hypothesis  # noqa: E402
+
+b_kkt_point = hypothesis("a certified B-subdifferential KKT point of (13) is available", _has_b_kkt,
+                         description=f"KKT residuals <= {KKT_TOL} with boundary D^ entries in {{0,1}}")
+clarke_kkt_point = hypothesis("a certified Clarke KKT point of (13) is available", _has_clarke_kkt,
+                              description=f"KKT residuals <= {KKT_TOL} with boundary D^ entries in [0,1]")
+
+
+@claim("wang2022.prop3", kind="proposition", title="Proposition 3 (non-convex KKT points)",
+       statement=r"At a B-subdifferential KKT point of (2), every neuron with $w_{2,i}\ne 0$ has a diagonal $\hat D_i$ "
+                 r"(1 where $x_n^\top w_{1,i}>0$, 0 where $<0$, $\{0,1\}$ on ties) with "
+                 r"$w_{1,i}/w_{2,i} = X^\top \hat D_i\lambda$ and $\|X^\top\hat D_i\lambda\|_2 = 1$.",
+       uses=["wang2022.def1"], hypotheses=[feasible, b_kkt_point],
+       fixtures=[random(os_cones), random(MC3_binary), adversarial(F1), adversarial(SLIDE, expect={"vacuous"}),
+                 negative(os_cones, mutation="||X^T D^ lambda|| = 1/2")],
+       judged_by=f"KKT residuals and the norm identity, tolerance {KKT_TOL} (interior-point accuracy)")
+def prop3(fx):
+    ev = Evidence()
+    target = 0.5 if fx.mutated() else 1.0
+    for c in certified_kkt(fx):
+        norms = c["kkt"]["dual_norms"]
+        big = np.abs(c["w2"]) > 1e-8
+        ev.close(f"{c['source']}: ||X^T D^_i lambda|| = {target}", norms[big], np.full(big.sum(), target),
+                 atol=KKT_TOL)
+        ev.le(f"{c['source']}: ||w_1i/w_2i - X^T D^_i lambda|| (relative)", c["kkt"]["stationarity"], 0.0,
+              atol=KKT_TOL)
+        ev.close(f"{c['source']}: balance ||w_1i|| = |w_2i|", np.linalg.norm(c["W1"], axis=0), np.abs(c["w2"]),
+                 rtol=1e-9)
+    return ev
+
+
+def _thm3_comparisons(ev: Evidence, fx, cands: list[dict], mutated: bool) -> None:
+    sol = solve_convex(fx["X"], fx["y"])
+    P, Dmat = sol["value"], sol["Dmat"]
+    n_feasible = 0
+    for i, c in enumerate(cands):
+        V = dual_constraint_value(fx["X"], c["lam"], Dmat)
+        ev.record(**{f"candidate {i} ({c['source']}): value": c["value"], f"candidate {i}: V(lambda)": V})
+        if mutated:
+            ev.close(f"candidate {i} ({c['source']}) is global (mutated: every KKT point)", c["value"], P, rtol=1e-5)
+        elif V <= 1 + 1e-6:
+            n_feasible += 1
+            ev.close(f"candidate {i} ({c['source']}): V(lambda) <= 1 => value = P*", c["value"], P, rtol=1e-5)
+        else:
+            ev.true(f"candidate {i} ({c['source']}): V(lambda) = {V:.4f} > 1 (no conclusion; value "
+                    f"{c['value']:.4f} vs P* {P:.4f})", True)
+            if c["value"] > P * (1 + 1e-5):
+                ev.certify(**{f"candidate {i}: non-global KKT point, dual infeasible": {"value": c["value"], "V": V}})
+    ev.record(P_star=P, dual_feasible_candidates=n_feasible)
+
+
+@claim("wang2022.thm3", kind="theorem", title="Theorem 3 (dual feasibility certifies global optimality)",
+       statement=r"A B-subdifferential KKT point of (13) corresponds to a KKT point of (14) (hence is globally "
+                 r"optimal) if $\lambda$ is dual feasible, (16) $\max_{\|u\|\le 1}|\lambda^\top(Xu)_+| \le 1$, "
+                 r"equivalently (17) for all $D_j\in\mathcal{P}$: $\max_{\|u\|\le1,(2D_j-I)Xu\ge0}|\lambda^\top D_jXu|\le1$.",
+       uses=["wang2022.prop2", "wang2022.prop3", "wang2022.thm3.equiv16_17"],
+       hypotheses=[feasible, b_kkt_point],
+       fixtures=[random(os_cones), random(MC3_binary), adversarial(F1),
+                 negative(MC3_binary, mutation="every KKT point is global")],
+       judged_by="certified KKT points; V(lambda) by exact per-pattern NNLS certificates; value vs P* (1e-5)")
+def thm3(fx):
+    ev = Evidence()
+    _thm3_comparisons(ev, fx, certified_kkt(fx), fx.mutated())
+    return ev
+
+
+@claim("wang2022.thm3.clarke", kind="claim", title="Theorem 3 for Clarke KKT points (extension)",
+       statement=r"The conclusion of Theorem 3 also holds for Clarke-KKT points of (13) ($\hat D_i$ entries in $[0,1]$ "
+                 r"on ties), which is what Lyu & Li's limit theorem delivers (spec E9).",
+       uses=["wang2022.thm3"], hypotheses=[feasible, clarke_kkt_point],
+       fixtures=[random(gen_gauss, N=8, d=2), random(SLIDE), adversarial(gen_gauss, N=10, d=3),
+                 negative(MC3_binary, mutation="every KKT point is global")],
+       judged_by="as thm3 with the Clarke KKT predicate")
+def thm3_clarke(fx):
+    ev = Evidence()
+    _thm3_comparisons(ev, fx, certified_kkt(fx, clarke=True), fx.mutated())
+    return ev
+
+
+@claim("wang2022.thm3.equiv16_17", kind="claim", title="Theorem 3: (16) equals the per-pattern form (17)",
+       statement=r"$\max_{\|u\|\le1}|\lambda^\top(Xu)_+| = \max_j\max_{\|u\|\le1,(2D_j-I)Xu\ge0}|\lambda^\top D_jXu|$.",
+       hypotheses=[full_rank],
+       fixtures=[random(gen_gauss, N=8, d=2), adversarial(F1), adversarial(SLIDE),
+                 negative(gen_gauss, N=8, d=2, mutation="pattern set sampled with 3 directions")],
+       judged_by="d = 2: 20001-point circle grid plus breakpoints vs per-pattern NNLS, 1e-6 relative, 20 random lambda")
+def thm3_equiv(fx):
+    from ._numerics import sampled_patterns
+
+    ev = Evidence()
+    X = fx["X"]
+    Dmat = sampled_patterns(X, 3, fx.rng) if fx.mutated() else enumerate_patterns(X)
+    errs = []
+    for _ in range(20):
+        lam = fx.rng.normal(size=X.shape[0])
+        errs.append(abs(dual_constraint_value(X, lam, Dmat) - circle_max(X, lam)) / circle_max(X, lam))
+    ev.le("max relative difference (17) vs (16)", max(errs), 0.0, atol=1e-6)
+    return ev
+
+
+@claim("wang2022.prop3.global_is_b_kkt", kind="claim", title="The global optimum is a B-subdifferential KKT point",
+       statement=r"(Implicit in the chain Lyu & Li $\to$ Prop 3 $\to$ Thm 3 of the proof of Theorem 4.) The global "
+                 r"minimiser of (13) is a KKT point in terms of the B-subdifferential, so Proposition 3 / Theorem 3 "
+                 r"apply to it.",
+       uses=["wang2022.prop3"], hypotheses=[feasible, full_rank], expected="refuted",
+       expected_reason="the optimum can be Clarke-only: a neuron on x_n's hyperplane needs a fractional D^ entry "
+                       "(SLIDE: 0.866; Gaussian data: generic). Theorem 3 for Clarke KKT points is wang2022.thm3.clarke "
+                       "(spec E9)",
+       fixtures=[random(SLIDE), random(gen_gauss, N=10, d=3), adversarial(gen_gauss, N=8, d=2),
+                 negative(SLIDE, mutation="Clarke KKT point claimed not to exist")],
+       judged_by="B-KKT residuals (boundary D^ entries in {0,1}, tie tolerance 1e-5) of the mapped convex optimum "
+                 f"<= {KKT_TOL}; the Clarke residual is recorded")
+def prop3_global_is_b_kkt(fx):
+    ev = Evidence()
+    X, y = fx["X"], fx["y"]
+    sol = solve_convex(X, y)
+    W1, w2 = convex_to_network(sol["U"], sol["U2"], tol=1e-6)
+    b = nonconvex_kkt(X, y, W1, w2, sol["lam"], tau=1e-5)
+    c = nonconvex_kkt(X, y, W1, w2, sol["lam"], tau=1e-5, clarke=True)
+    ev.record(B_residual=b["max_residual"], Clarke_residual=c["max_residual"])
+    if fx.mutated():
+        ev.ge("Clarke KKT residual of the global optimum (mutated: no Clarke KKT point)", c["max_residual"], KKT_TOL,
+              rtol=0.0)
+    else:
+        ev.le("B-KKT residual of the global optimum", b["max_residual"], KKT_TOL, rtol=0.0)
+        if c["max_residual"] > KKT_TOL:
+            ev.inconclusive(f"the mapped optimum is not even a certified Clarke KKT point (residual "
+                            f"{c['max_residual']:.2e}): solver accuracy or tie tolerance")
+        elif b["max_residual"] > KKT_TOL:
+            ev.certify(fractional_Dhat=c["Dhat"], neurons=W1, output_weights=w2, lam=sol["lam"])
+    return ev

@@ -1,0 +1,72 @@
+"""Definitions, in-text definitions and remarks of Wang & Pilanci (2022) (App. A.1, Secs. 2-4)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fixtures.wang2022 import F1, F2, OBTUSE_SAME, SLIDE, gen_gauss, sf_mmatrix
+from verify import Evidence, adversarial, claim, negative, not_checkable, random
+
+from ._numerics import spike_free_margin, spike_free_sampled
+
+not_checkable(
+    "wang2022.def1", kind="definition", title="Definition 1 (B- and Clarke subdifferential)",
+    statement=r"$\partial_B F(x) = \{\lim_k F'(x_k) : x_k \in D_F, x_k \to x\}$, $\partial^\circ F(x) = \mathrm{co}\,\partial_B F(x)$.",
+    reason="definition: used as the boundary-pattern choice of the KKT predicate (D^ entries in {0,1} for the "
+           "B-version, [0,1] for the Clarke version) in prop3, thm3, thm3.clarke")
+
+for cid, title, stmt in [
+    ("wang2022.def.os", "orthogonal separability (binary, Sec. 3.1)",
+     r"$x_n^\top x_{n'} > 0$ if $y_n = y_{n'}$ and $x_n^\top x_{n'} \le 0$ otherwise."),
+    ("wang2022.def.os_mc", "orthogonal separability among multiple classes (Sec. 2)",
+     r"$x_n^\top x_{n'} > 0$ if $n, n'$ share a class and $\le 0$ otherwise."),
+    ("wang2022.def.patterns", "activation patterns P (eq. 6)",
+     r"$\mathcal{P} = \{\mathrm{diag}(1(Xw \ge 0)) : w \in \mathbb{R}^d\} = \{D_1,\dots,D_p\}$."),
+    ("wang2022.def.rectified_ellipsoid", "rectified ellipsoid Q and its absolute polar Q* (eq. 10)",
+     r"$\mathcal{Q} = \{(Xu)_+ : \|u\|_2 \le 1\}$, $\mathcal{Q}^* = \{\lambda : \max_{z\in\mathcal{Q}} |\lambda^\top z| \le 1\}$."),
+    ("wang2022.def.lambda_tilde", "dual variable of the flow (eq. 19)",
+     r"$\tilde\lambda_n = -y_n \ell'(q_n)$, $q_n = y_n f(\theta; x_n)$."),
+    ("wang2022.def.g", "g(sigma, lambda) (eqs. 20-21)",
+     r"$g(\sigma,\lambda) = \sum_{n:\sigma_n>0} \lambda_n x_n$, $g(u,\lambda) = X^\top D(u)\lambda$."),
+    ("wang2022.def.gmin", "g_min, g_max (eqs. 24, 79)",
+     r"$g_{\min} = \min_{\sigma\in Q, g(\sigma,y/4)\ne 0} \|g(\sigma, y/4)\|$, $g_{\max} = \max_\sigma \|g(\sigma,y/4)\|$."),
+    ("wang2022.def.time_bounds", "T* and T_shift (eqs. 26-27)",
+     r"hitting times of $z' = g_0(a^2 - z^2)$, $a = \sqrt{1-\delta/8}$, of the levels $1-\delta$ and $c$."),
+    ("wang2022.def.scaled", "scaled (balanced) initialisation",
+     r"$\|w_{1,i}(0)\|_2 = |w_{2,i}(0)|$ for all $i$."),
+]:
+    not_checkable(cid, kind="definition", title=title, statement=stmt,
+                  reason="in-text definition: implemented as a hypothesis predicate or a function in "
+                         "theorems/wang2022 (_hyp.py, _numerics.py) and exercised by the claims that use it")
+
+not_checkable(
+    "wang2022.rem2", kind="remark", title="Remark 2 (Maennel et al. 2018)",
+    statement="Proposition 6 resembles Lemma 4 of Maennel et al. (2018), whose proof ignores changes of sign(Xw) "
+              "along the flow; App. D.4 corrects this.",
+    reason="commentary on another paper's proof; the related observable (pattern switches during the early "
+           "phase) is recorded by wang2022.lem3")
+
+
+@claim("wang2022.def2", kind="definition", title="Definition 2 (spike-free matrices)",
+       statement=r"$X$ is spike-free iff for all $\|u\|_2 \le 1$ there is $\|z\|_2 \le 1$ with $(Xu)_+ = Xz$.",
+       fixtures=[random(sf_mmatrix), random(F2), random(gen_gauss, N=4, d=3), adversarial(SLIDE),
+                 adversarial(F1), adversarial(OBTUSE_SAME),
+                 negative(F1, mutation="predicate says every invertible X is spike-free")],
+       judged_by="the exact criterion offdiag((XX^T)^{-1}) <= 0 (full row rank) against the definition sampled "
+                 "on 20000 unit vectors: sampling may only certify 'not spike-free'")
+def def2(fx):
+    ev = Evidence()
+    X = fx["X"]
+    exact = spike_free_margin(X) >= -1e-12
+    if fx.mutated():
+        exact = np.linalg.matrix_rank(X) == min(X.shape)
+    zmax, resid = spike_free_sampled(X, fx.rng)
+    sampled_violation = zmax > 1 + 1e-9 or resid > 1e-9
+    ev.record(exact_spike_free=bool(exact), sampled_max_norm=zmax, sampled_range_residual=resid)
+    if exact:
+        ev.le("max ||X^+ (Xu)_+|| over samples (spike-free => <= 1)", zmax, 1.0, rtol=1e-9)
+        ev.le("range residual ||(I - XX^+)(Xu)_+|| (spike-free => 0)", resid, 0.0, atol=1e-9)
+    else:
+        ev.true("a sampled u certifies 'not spike-free'", sampled_violation,
+                detail=f"max norm {zmax:.6f}, range residual {resid:.3e}")
+    return ev
