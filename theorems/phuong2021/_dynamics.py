@@ -105,7 +105,7 @@ def flow_until_output(X, y, a0, W0, level: float, s_max: float, *, points: int =
     integrate_flow has no user event functions, so the crossing is bracketed on ``points`` log-time
     checkpoints in [0, s_max] and the bracket is refined ``zooms`` times by restarting the flow at its left
     end on a 200-point grid in t (the flow is autonomous in t). The state returned is the first checkpoint
-    at or above ``level`` after the last refinement (the bracket is then 400 * 200^zooms times shorter).
+    at or above ``level`` after the last refinement (a bracket (points - 1) * 199^zooms times shorter).
     """
     p, d = np.shape(W0)
     tr = gradient_flow(X, y, a0, W0, np.linspace(0.0, s_max, points))

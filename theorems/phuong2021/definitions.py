@@ -42,8 +42,9 @@ not_checkable(
 not_checkable(
     "phuong2021.def.maxmargin", kind="definition", title="Max-margin vectors and support examples (eqs. (6), (7))",
     statement=r"$w_\pm=\arg\min\|w\|^2$ s.t. $w^\top x_i\ge1$ for $y_i=\pm1$; support examples attain equality.",
-    reason="definition: computed exactly by least-distance programming (NNLS) with recomputed KKT residuals "
-           "(theorems.phuong2021._geometry.max_margin); cross-checked against the closed form of os.span_certified")
+    reason="definition: computed by verify.numerics.margin.svm_class (least-distance programming with recomputed "
+           "KKT residuals); support examples = the active set (theorems.phuong2021._geometry.class_geometry); "
+           "cross-checked against the closed form of os.span_certified")
 
 not_checkable(
     "phuong2021.def.G", kind="definition", title="The early-phase potential G (eq. (12)) and g (eq. (31))",

@@ -5,6 +5,7 @@ s = log(1 + t) in {10, 20, 40, 80, 160, 320}."""
 from __future__ import annotations
 
 import numpy as np
+from scipy.optimize import nnls
 
 from fixtures import phuong2021 as ph
 from verify import Evidence, adversarial, claim, judge_trend, negative, not_checkable, random
@@ -145,8 +146,6 @@ def thm1_check(fx, derived: bool = True) -> Evidence:
                  f"[rho(w_+^T x), -rho(w_-^T x)] over 200 random unit x plus the data directions (tolerance {FIT_TOL} "
                  "at s = 320); [derived X11] u = z = gamma* reported")
 def cor1(fx):
-    from scipy.optimize import nnls
-
     ev = Evidence()
     X, y = fx["X"], fx["y"]
     if not orthogonally_separable.evaluate(fx).holds:
