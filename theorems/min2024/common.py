@@ -1,0 +1,358 @@
+"""Shared pieces for Min, Mallada & Vidal (2024): the paper's sets, explicit constants (App. C, D),
+hypothesis predicates (Assumptions 1-2, init (3), the eps condition (28)) and the cached simulation at
+the theorem's own initialisation scale (polar / log-norm state, :mod:`verify.numerics.polar_flow`).
+
+Conventions (spec §0): descent flow, **sum** loss, ``s_j = sign(v_j(0))``, ``X`` rows are points,
+``W0`` rows are neuron shapes, ``W(0) = eps W0``, ``X_max/X_min`` = max/min data norm and
+``W_max/W_min`` = max/min row norm of ``W0``.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+
+from verify import hypothesis
+from verify.numerics.polar_flow import (
+    PolarTrajectory,
+    euler_polar,
+    loss_value,
+    polar_outputs,
+    simulate_polar,
+)
+
+DELTA = 1e-6        # zeta = (1 - DELTA) * best zeta (spec §1.8)
+MEMBER_TOL = 1e-9   # activation band tau = MEMBER_TOL * X_max (spec §3.0)
+
+PLUS, MINUS, DEAD, OTHER = 1, -1, 0, 2
+
+# ---------------------------------------------------------------------------------------------
+# Data quantities
+
+
+def signed_units(X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``u_i = y_i x_i / ||x_i||`` (rows)."""
+    return y[:, None] * X / np.linalg.norm(X, axis=1, keepdims=True)
+
+
+def mu_of(X: np.ndarray, y: np.ndarray) -> float:
+    """Assumption 1: ``mu = min_{i != j} <u_i, u_j>`` (1 when n = 1)."""
+    U = signed_units(X, y)
+    G = U @ U.T
+    if len(y) < 2:
+        return 1.0
+    return float(G[~np.eye(len(y), dtype=bool)].min())
+
+
+def class_sums(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Unnormalised ``x_+ = sum_{I+} x_i`` and ``x_- = sum_{I-} x_i``."""
+    return X[y > 0].sum(0), X[y < 0].sum(0)
+
+
+def cos(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Cosine between the rows of ``a`` (or a vector) and the vector ``b``."""
+    a = np.atleast_2d(a)
+    return (a @ b) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b))
+
+
+def membership(X: np.ndarray, y: np.ndarray, U: np.ndarray, tau: float) -> np.ndarray:
+    """Per neuron: PLUS (in S+), MINUS (in S-), DEAD (in S_dead) or OTHER, with activation ``<x_i,u> > tau``.
+
+    ``S+ = {z: <x_i,z> > 0 on I+, <= 0 on I-}``, ``S-`` symmetric, ``S_dead = {z: <x_i,z> <= 0 all i}``
+    (the paper's displayed S_dead is a copy of S-; spec E5).
+    """
+    act = (U @ X.T) > tau
+    pos, neg = y > 0, y < 0
+    out = np.full(U.shape[0], OTHER)
+    out[act[:, pos].all(1) & ~act[:, neg].any(1)] = PLUS
+    out[act[:, neg].all(1) & ~act[:, pos].any(1)] = MINUS
+    out[~act.any(1)] = DEAD
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Explicit constants (spec §1.8)
+
+
+@dataclass(frozen=True)
+class Constants:
+    n: int
+    n_pos: int
+    n_neg: int
+    h: int
+    mu: float
+    x_max: float
+    x_min: float
+    w_max: float
+    w_min: float
+    zeta1: float       # best cap constant of Lemma 8 (times 1 - DELTA)
+    zeta2: float       # best init-exclusion constant of (26) (times 1 - DELTA)
+    zeta: float        # min(zeta1, zeta2) (the paper prints max; spec E10)
+    xi: float          # Lemma 9: mu^2 exactly
+    m: float           # min(zeta, xi)
+    log_eps1: float    # (28)
+    log_eps2: float    # (28)
+    t1: float          # 16 log n / (m sqrt(mu) X_min)
+    rate_alpha: float  # (mu X_min)^2 / (32 X_max)
+
+    @property
+    def log_eps_theorem(self) -> float:
+        return min(self.log_eps1, self.log_eps2)
+
+    def T(self, log_eps: float) -> float:
+        """Length of the alignment phase (Lemmas 1, 3): ``log(1/(sqrt(h) eps)) / (4 n X_max)``."""
+        return (-0.5 * np.log(self.h) - log_eps) / (4 * self.n * self.x_max)
+
+    def log_eps_lemma(self) -> float:
+        """Hypothesis of Lemmas 1, 3: ``eps <= 1/(4 sqrt(h) X_max W_max^2)``."""
+        return -np.log(4 * np.sqrt(self.h) * self.x_max * self.w_max ** 2)
+
+    def t2_bound(self, n_cls: int, log_eps: float) -> float:
+        """(36)/(39): ``t1 + 6/(sqrt(mu) n X_min) + 4/(sqrt(mu) n X_min) (log(2/(eps^2 sqrt(mu) X_min
+        W_min^2)) + 4 n X_max t1)`` with ``n = n_+`` or ``n_-``."""
+        a = np.sqrt(self.mu) * n_cls * self.x_min
+        lg = np.log(2.0) - 2 * log_eps - np.log(np.sqrt(self.mu) * self.x_min * self.w_min ** 2)
+        return self.t1 + 6 / a + 4 / a * (lg + 4 * self.n * self.x_max * self.t1)
+
+
+def zeta1_star(X: np.ndarray, y: np.ndarray) -> float:
+    """Best Lemma-8 constant: ``min_i min(cos^2(x_+, u_i), cos^2(-x_-, u_i))`` (spec §1.8)."""
+    xp, xm = class_sums(X, y)
+    U = signed_units(X, y)
+    return float(min((cos(U, xp) ** 2).min(), (cos(U, -xm) ** 2).min()))
+
+
+def zeta2_star(X: np.ndarray, y: np.ndarray, W0: np.ndarray, s: np.ndarray) -> float:
+    """Best (26) constant: ``1 - c^2``, ``c = max(0, max_{V+} cos(w_j, x_-), max_{V-} cos(w_j, x_+))``."""
+    xp, xm = class_sums(X, y)
+    c = 0.0
+    if (s > 0).any():
+        c = max(c, float(cos(W0[s > 0], xm).max()))
+    if (s < 0).any():
+        c = max(c, float(cos(W0[s < 0], xp).max()))
+    return 1.0 - c * c
+
+
+def constants(X: np.ndarray, y: np.ndarray, W0: np.ndarray, s: np.ndarray) -> Constants:
+    n, h = len(y), W0.shape[0]
+    n_pos, n_neg = int((y > 0).sum()), int((y < 0).sum())
+    mu = mu_of(X, y)
+    xn, wn = np.linalg.norm(X, axis=1), np.linalg.norm(W0, axis=1)
+    x_max, x_min, w_max, w_min = float(xn.max()), float(xn.min()), float(wn.max()), float(wn.min())
+    z1 = (1 - DELTA) * zeta1_star(X, y)
+    z2 = (1 - DELTA) * zeta2_star(X, y, W0, s)
+    zeta, xi = min(z1, z2), mu * mu
+    m = min(zeta, xi)
+    smu = np.sqrt(max(mu, 0.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_eps1 = float(np.log(min(mu, zeta, xi) * smu * x_min / (4 * np.sqrt(h) * n * x_max ** 2 * w_max ** 2)))
+        log_eps2 = float(-0.5 * np.log(h) - 64 * n * x_max * np.log(n) / (m * smu * x_min))
+        t1 = float(16 * np.log(n) / (m * smu * x_min))
+    return Constants(n, n_pos, n_neg, h, mu, x_max, x_min, w_max, w_min, z1, z2, zeta, xi, m, log_eps1,
+                     log_eps2, t1, (mu * x_min) ** 2 / (32 * x_max))
+
+
+def fixture_constants(fx) -> Constants:
+    return constants(fx["X"], fx["y"], fx["W0"], fx["s"])
+
+
+def log_eps_of(fx) -> float:
+    """The fixture's ``log eps`` (see :mod:`fixtures.min2024`)."""
+    if fx["eps_rule"] == "theorem":
+        return fixture_constants(fx).log_eps_theorem + fx["eps_shift"]
+    if fx["eps_rule"] == "lemma":
+        return fixture_constants(fx).log_eps_lemma() + fx["eps_shift"]
+    return float(fx["log_eps"])
+
+
+# ---------------------------------------------------------------------------------------------
+# Hypotheses (checked by the runner on every fixture)
+
+
+def _a1(fx):
+    if "X" not in fx:  # the one-point examples of App. E: mu = 1
+        return True, 1.0, "single data point: mu = 1"
+    X, y = fx["X"], fx["y"]
+    mu = mu_of(X, y)
+    return mu > 0, mu, f"mu = {mu:.6g}"
+
+
+def _a2(fx):
+    X, y, W0, s = fx["X"], fx["y"], fx["W0"], fx["s"]
+    if not ((y > 0).any() and (y < 0).any()):
+        return False, None, "a class is empty: x_+ or x_- = 0"
+    z2 = zeta2_star(X, y, W0, s)
+    return z2 > 0, z2, f"zeta2* = 1 - c^2 = {z2:.6g}"
+
+
+def _init(fx):
+    if "W0" not in fx:  # the one-neuron examples of App. E
+        ok = abs(abs(fx["v0"]) - float(np.linalg.norm(fx["w0"]))) == 0
+        return ok, None, "one neuron, v(0) = ||w(0)||"
+    W0, s = fx["W0"], fx["s"]
+    nz = float(np.linalg.norm(W0, axis=1).min())
+    ok = nz > 0 and set(np.unique(s)) <= {-1.0, 1.0}
+    return ok, nz, "balanced by construction v_j(0) = s_j ||w_j(0)||; min column norm of W0"
+
+
+def _eps_theorem(fx):
+    c = fixture_constants(fx)
+    le = log_eps_of(fx)
+    return le <= c.log_eps_theorem, c.log_eps_theorem - le, (
+        f"log eps = {le:.6g}, log eps1 = {c.log_eps1:.6g}, log eps2 = {c.log_eps2:.6g}")
+
+
+def _eps_lemma(fx):
+    c = fixture_constants(fx)
+    le = log_eps_of(fx)
+    return le <= c.log_eps_lemma(), c.log_eps_lemma() - le, f"log eps = {le:.4g} vs {c.log_eps_lemma():.4g}"
+
+
+A1 = hypothesis("Assumption 1 (well-separated data, mu > 0)", _a1,
+                description="mu = min_{i,j} <x_i y_i, x_j y_j>/(|x_i||x_j|) > 0")
+A2 = hypothesis("Assumption 2 (no V+ neuron along x_-, no V- neuron along x_+)", _a2,
+                description="max_{V+} cos(w_j(0), x_-) < 1 and max_{V-} cos(w_j(0), x_+) < 1")
+INIT = hypothesis("init (3): W(0) = eps W0, columns nonzero, balanced v_j(0) = +-||w_j(0)||", _init)
+EPS_THM = hypothesis("eps <= min(eps1, eps2) (eq. 28)", _eps_theorem)
+EPS_LEM = hypothesis("eps <= 1/(4 sqrt(h) X_max W_max^2) (Lemmas 1, 3)", _eps_lemma)
+THEOREM_HYPS = [A1, A2, INIT, EPS_THM]
+
+
+# ---------------------------------------------------------------------------------------------
+# The theorem's simulation at its own eps (polar state), cached per fixture
+
+
+@dataclass
+class Run:
+    """A polar trajectory with its fixture data and constants."""
+
+    X: np.ndarray
+    y: np.ndarray
+    s: np.ndarray
+    c: Constants
+    log_eps: float
+    traj: PolarTrajectory
+    loss: str
+
+    @property
+    def t(self) -> np.ndarray:
+        return self.traj.t
+
+    @property
+    def tau(self) -> float:
+        return MEMBER_TOL * self.c.x_max
+
+    def members(self, k: int) -> np.ndarray:
+        return membership(self.X, self.y, self.traj.U[k], self.tau)
+
+    def outputs(self, k: int, mask: np.ndarray | None = None) -> np.ndarray:
+        """``f(x_i)`` at saved state ``k`` (0 where it underflows), restricted to neurons ``mask``."""
+        U, rho, s = self.traj.U[k], self.traj.rho[k], self.s
+        if mask is not None:
+            U, rho, s = U[mask], rho[mask], s[mask]
+        return polar_outputs(self.X, U, rho, s)
+
+    def loss_at(self, k: int) -> float:
+        return float(loss_value(self.loss, self.y, self.outputs(k)).sum())
+
+
+def time_grid(t_end: float, t_fine: float = 5.0, n_fine: int = 501, n_log: int = 400,
+              n_lin: int = 1500) -> np.ndarray:
+    """A grid fine on [0, t_fine] (alignment), geometric and linear afterwards."""
+    fine = np.linspace(0.0, min(t_fine, t_end), n_fine)
+    if t_end <= t_fine:
+        return fine
+    return np.unique(np.concatenate([fine, np.geomspace(t_fine, t_end, n_log), np.linspace(0, t_end, n_lin)]))
+
+
+@functools.lru_cache(maxsize=16)
+def _run_cached(key: tuple, fx_holder: _Holder, t_end: float, extra_grid: tuple) -> Run:
+    fx = fx_holder.fx
+    X, y, W0, s = fx["X"], fx["y"], fx["W0"], fx["s"]
+    c = fixture_constants(fx)
+    le = log_eps_of(fx)
+    rho0 = le + np.log(np.linalg.norm(W0, axis=1))
+    grid = np.unique(np.concatenate([time_grid(t_end), np.asarray(extra_grid, float)]))
+    grid = grid[grid <= t_end]
+    if mu_of(X, y) > 0:
+        traj = simulate_polar(X, y, W0, rho0, s, grid, loss=fx["loss"])
+    else:  # sliding modes stall RK45 (spec §3.0): fixed-step Euler, shorter horizon
+        dt = 2e-3
+        traj = euler_polar(X, y, W0, rho0, s, dt, int(min(t_end, 40.0) / dt), loss=fx["loss"], record_every=5)
+    return Run(X, y, s, c, le, traj, fx["loss"])
+
+
+class _Holder:
+    """Hashable by key only, so lru_cache keys on the fixture identity, not the arrays."""
+
+    def __init__(self, fx, key):
+        self.fx, self.key = fx, key
+
+    def __hash__(self):
+        return hash(self.key)
+
+    def __eq__(self, other):
+        return isinstance(other, _Holder) and other.key == self.key
+
+
+def theorem_run(fx, t_end: float, extra_grid: tuple = ()) -> Run:
+    """The polar-flow trajectory of the fixture up to ``t_end`` (cached per fixture and horizon)."""
+    key = (fx.family, repr(sorted(fx.params.items())), fx.seed)
+    return _run_cached(key, _Holder(fx, key), float(t_end), tuple(extra_grid))
+
+
+ALIGN_CAP = 200.0   # alignment runs stop here when t1 is larger; later times are certified by Lemma 12
+
+
+def fit_horizon(c: Constants, log_eps: float, X: np.ndarray, y: np.ndarray, factor: float = 1.6) -> float:
+    """A horizon past the fitting onset: ``factor * |log eps| / min(||x_+||, ||x_-||)`` (after alignment
+    ``d rho_j/dt -> ||x_+-||`` while ``f`` underflows, so the fit starts near ``|log eps| / ||x_+-||``), and at
+    least ``1.2 t1``."""
+    xp, xm = class_sums(X, y)
+    rate = min(np.linalg.norm(xp), np.linalg.norm(xm))
+    return max(factor * abs(log_eps) / rate, 1.2 * c.t1)
+
+
+@dataclass
+class Phases:
+    """A run split at ``t1``: memberships over time and the post-alignment sets (App. D)."""
+
+    run: Run
+    mem: np.ndarray        # (K, h) membership codes
+    k1: int                # first saved index with t >= t1
+    v_plus: np.ndarray     # V~+ = {j: w_j(t1) in S+}
+    v_minus: np.ndarray
+    v_dead: np.ndarray
+
+    @property
+    def after(self) -> np.ndarray:
+        return np.arange(self.k1, len(self.run.t))
+
+
+def phases(fx, horizon: str = "fit") -> Phases:
+    """The fixture's run to ``min(1.2 t1, ALIGN_CAP)`` (``horizon="align"``) or past the fitting onset
+    (``"fit"``)."""
+    c = fixture_constants(fx)
+    le = log_eps_of(fx)
+    t1 = c.t1 if np.isfinite(c.t1) else 50.0
+    t_end = min(1.2 * t1, ALIGN_CAP) if horizon == "align" else fit_horizon(c, le, fx["X"], fx["y"])
+    r = theorem_run(fx, t_end, extra_grid=(t1,))
+    mem = np.array([r.members(k) for k in range(len(r.t))])
+    k1 = int(np.searchsorted(r.t, t1 * (1 - 1e-12)))
+    k1 = min(k1, len(r.t) - 1)
+    m1 = mem[k1]
+    return Phases(r, mem, k1, m1 == PLUS, m1 == MINUS, m1 == DEAD)
+
+
+def _vtilde(fx):
+    if not (_a1(fx)[0] and _a2(fx)[0]):
+        return False, None, "needs Assumptions 1-2 to define V~"
+    p = phases(fx)
+    return bool(p.v_plus.any() and p.v_minus.any()), float(min(p.v_plus.sum(), p.v_minus.sum())), (
+        f"|V~+| = {p.v_plus.sum()}, |V~-| = {p.v_minus.sum()}, |V~dead| = {p.v_dead.sum()}")
+
+
+VTILDE = hypothesis("V~+ and V~- nonempty (Thm 1 part 2)", _vtilde,
+                    description="some neuron in S+ and some in S- at t1 (decided on the simulated trajectory)")

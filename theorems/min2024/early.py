@@ -1,0 +1,351 @@
+"""Early-phase and algebraic claims of Min, Mallada & Vidal (2024): Lemmas 1-4, 10, 15, balancedness
+(C-BAL), the sign identity (46), the growth bound (50), and Remark 4. Lemmas 1, 3 and C-BAL run the flow
+in the direct (W, v) coordinates at moderate eps (so balancedness is not enforced by construction);
+Lemmas 4, 10, (46), (50), 15 are instantaneous statements checked on random states.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from fixtures.min2024 import loss_only, states, wellsep
+from verify import Evidence, adversarial, claim, hypothesis, negative, not_checkable, random
+from verify.numerics.polar_flow import (
+    direct_field,
+    loss_value,
+    neg_loss_derivative,
+    network_output,
+    simulate_direct,
+)
+
+from .common import A1, EPS_LEM, INIT, fixture_constants, log_eps_of, mu_of
+
+LEM_BASE = dict(n_pos=3, n_neg=3, D=4, mu=0.6, h=8, eps_rule="lemma")
+LEM_FIXTURES = [
+    random(wellsep, **{**LEM_BASE, "eps_shift": -3.0}),
+    random(wellsep, label="min.wellsep.leaky", **{**LEM_BASE, "eps_shift": -6.0, "leak": 0.5}),
+    adversarial(wellsep, label="min.wellsep.at_eps_lemma", **{**LEM_BASE, "eps_shift": 0.0}),
+    adversarial(wellsep, label="min.wellsep.leak1", **{**LEM_BASE, "eps_shift": -3.0, "leak": 1.0}),
+    adversarial(wellsep, label="min.wellsep.tiny_eps", **{**LEM_BASE, "eps_shift": -15.0}),
+    adversarial(wellsep, label="min.wellsep.all_vplus", **{**LEM_BASE, "eps_shift": -3.0, "signs": "random"}),
+]
+LARGE_INIT = negative(wellsep, label="min.wellsep.large_init", **{**LEM_BASE, "eps_rule": "fixed", "log_eps": 0.5})
+
+
+def _direct_run(fx, unbalanced: bool = False):
+    """(t, W[k], v[k], T, eps) of the direct flow from W(0) = eps W0, v(0) = s ||w(0)|| up to T (or 1 if T <= 0)."""
+    c = fixture_constants(fx)
+    le = log_eps_of(fx)
+    eps = float(np.exp(le))
+    W0 = eps * fx["W0"]
+    v0 = fx["s"] * np.linalg.norm(W0, axis=1) * (2.0 if unbalanced else 1.0)
+    T = c.T(le)
+    t_end = T if T > 0 else 1.0
+    t, W, v, ok = simulate_direct(fx["X"], fx["y"], W0, v0, np.linspace(0, t_end, 201), loss=fx["loss"],
+                                  leak=fx["leak"], rtol=1e-11, atol=1e-15 * eps)
+    return t, W, v, T, eps, ok
+
+
+def _x_a(X, y, W, leak):
+    """Leaky ``x_a(w_j) = sum_{active} y_i x_i + leak sum_{inactive} y_i x_i`` per neuron (rows)."""
+    d = np.where(W @ X.T > 0, 1.0, leak)
+    return d @ (y[:, None] * X)
+
+
+def _direction_error(X, y, W, v, s, loss, leak):
+    """Per neuron ``|| d/dt (w_j/||w_j||) - s_j P_{w_j} x_a(w_j) ||`` (Lemmas 1, 4), exact from the field."""
+    dW, _ = direct_field(W, v, X, y, loss, leak)
+    nrm = np.linalg.norm(W, axis=1, keepdims=True)
+    u = W / nrm
+    diff = dW / nrm - s[:, None] * _x_a(X, y, W, leak)
+    diff -= np.einsum("jd,jd->j", diff, u)[:, None] * u
+    return np.linalg.norm(diff, axis=1)
+
+
+@claim("min2024.lem1", kind="lemma", title="Lemma 1 (formal, App. B.1): directional dynamics before T",
+       statement=r"If $\epsilon\le\frac1{4\sqrt hX_{\max}W_{\max}^2}$, then for $t\le T=\frac1{4nX_{\max}}"
+       r"\log\frac1{\sqrt h\epsilon}$: $\max_j\|\frac{d}{dt}\frac{w_j}{\|w_j\|}-\mathrm{sign}(v_j(0))P_{w_j}x_a(w_j)\|"
+       r"\le4\epsilon n\sqrt hX_{\max}^2W_{\max}^2$ (leaky ReLU allowed).",
+       hypotheses=[INIT, EPS_LEM], uses=["min2024.lem3", "min2024.lem4"],
+       fixtures=LEM_FIXTURES + [LARGE_INIT, negative(wellsep, mutation="bound / 1e4", **{**LEM_BASE, "eps_shift": 0.0})],
+       judged_by="direct (W, v) flow, RK45 rtol 1e-11, error from the exact field at 201 times in [0, T]; slack ratio")
+def lem1(fx):
+    ev = Evidence()
+    c = fixture_constants(fx)
+    t, W, v, T, eps, ok = _direct_run(fx)
+    X, y, s = fx["X"], fx["y"], fx["s"]
+    bound = 4 * eps * c.n * np.sqrt(c.h) * c.x_max ** 2 * c.w_max ** 2 / (1e4 if fx.mutated() else 1.0)
+    err = max(float(_direction_error(X, y, W[k], v[k], s, fx["loss"], fx["leak"]).max()) for k in range(len(t)))
+    if T <= 0:
+        ev.note(f"T = {T:.3g} <= 0: the lemma is vacuous on this fixture")
+    ev.le("max_{j, t<=T} direction error", err, bound, rtol=1e-9)
+    ev.record(T=T, eps=eps, error=err, bound=bound, slack_ratio=err / bound)
+    if not ok:
+        ev.inconclusive("integrator failed")
+    return ev
+
+
+not_checkable("min2024.lem1.informal", kind="lemma", title="Lemma 1 (informal, Sec. 3.3)",
+              statement=r"If $\epsilon=O(1/\sqrt h)$ there is $T=\Theta(\frac1n\log\frac1{\sqrt h\epsilon})$ with "
+              r"$\max_j\|\frac{d}{dt}\frac{w_j}{\|w_j\|}-\mathrm{sign}(v_j(0))P_{w_j}x_a(w_j)\|=O(\epsilon n\sqrt h)$ "
+              r"for $t\le T$.",
+              reason="asymptotic restatement of the formal Lemma 1 (App. B.1), which is checked with its explicit "
+              "constants", uses=["min2024.lem1"])
+
+
+@claim("min2024.lem3", kind="lemma", title="Lemma 3 (norms and outputs stay O(eps) before T)",
+       statement=r"For $t\le T$: $\max_j\|w_j\|^2\le\frac{2\epsilon W_{\max}^2}{\sqrt h}$ and "
+       r"$\max_i|f(x_i)|\le2\epsilon\sqrt hX_{\max}W_{\max}^2$; Gronwall step (15): $\|w_j(t)\|^2\le "
+       r"e^{2n(X_{\max}+4\epsilon\sqrt hX_{\max}^2W_{\max}^2)t}\|w_j(0)\|^2$.",
+       hypotheses=[INIT, EPS_LEM],
+       fixtures=LEM_FIXTURES + [LARGE_INIT, negative(wellsep, mutation="bounds / 100", **{**LEM_BASE, "eps_shift": 0.0})],
+       judged_by="direct (W, v) flow at 201 times in [0, T]; slack ratios")
+def lem3(fx):
+    ev = Evidence()
+    c = fixture_constants(fx)
+    t, W, v, T, eps, ok = _direct_run(fx)
+    X = fx["X"]
+    div = 100.0 if fx.mutated() else 1.0
+    nw = (W ** 2).sum(2)
+    f = np.array([np.abs(network_output(X, W[k], v[k], fx["leak"])).max() for k in range(len(t))])
+    b_w = 2 * eps * c.w_max ** 2 / np.sqrt(c.h) / div
+    b_f = 2 * eps * np.sqrt(c.h) * c.x_max * c.w_max ** 2 / div
+    ev.le("max_{j,t} ||w_j||^2", float(nw.max()), b_w)
+    ev.le("max_{i,t} |f(x_i)|", float(f.max()), b_f)
+    rate = 2 * c.n * (c.x_max + 4 * eps * np.sqrt(c.h) * c.x_max ** 2 * c.w_max ** 2)
+    gron = float((nw / (np.exp(rate * t)[:, None] * nw[0][None, :])).max())
+    ev.le("max_{j,t} ||w_j(t)||^2 / (e^{rate t} ||w_j(0)||^2) (Gronwall (15))", gron, 1.0 / div)
+    ev.record(norm_ratio=float(nw.max()) / b_w, output_ratio=float(f.max()) / b_f, gronwall_ratio=gron,
+              slack_ratio=max(float(nw.max()) / b_w, float(f.max()) / b_f))
+    if not ok:
+        ev.inconclusive("integrator failed")
+    return ev
+
+
+@claim("min2024.claim.bal", kind="claim", title="Balancedness and sign preservation (Sec. 2.1)",
+       statement=r"Under balanced init, $v_j(t)^2-\|w_j(t)\|^2\equiv0$ and $\mathrm{sign}(v_j(t))=\mathrm{sign}(v_j(0))$.",
+       hypotheses=[INIT], fixtures=LEM_FIXTURES + [negative(wellsep, mutation="unbalanced v(0) = 2 s ||w(0)||",
+                                                           **{**LEM_BASE, "eps_shift": -3.0})],
+       judged_by="direct (W, v) flow: max_t |v_j^2 - ||w_j||^2| / max_j ||w_j||^2 <= 1e-8 (RK45 rtol 1e-11)")
+def bal(fx):
+    ev = Evidence()
+    t, W, v, T, eps, ok = _direct_run(fx, unbalanced=fx.mutated())
+    nw = (W ** 2).sum(2)
+    dev = float((np.abs(v ** 2 - nw) / nw.max(1, keepdims=True)).max())
+    ev.le("relative balancedness deviation", dev, 1e-8, rtol=0.0)
+    ev.true("sign(v_j(t)) = s_j", bool(np.all(np.sign(v) == fx["s"][None, :])))
+    ev.record(deviation=dev)
+    return ev
+
+
+# ---------------------------------------------------------------------------------------------
+# Lemma 2 and Remark 4
+
+
+def _lemma2_excess(loss: str) -> tuple[float, float]:
+    """``max_{|yhat|<=1, y=+-1} (|g - y| - 2|yhat|)`` on a 2e5-point grid, and the sympy cross-check error."""
+    yh = np.linspace(-1, 1, 200001)
+    worst, sym_err = -np.inf, 0.0
+    Y, F = sp.symbols("y f")
+    forms = {"exp": sp.exp(-Y * F), "logistic": sp.log(1 + sp.exp(-Y * F)),
+             "logistic2": 2 * sp.log(1 + sp.exp(-Y * F)), "square": (Y - F) ** 2 / 2}
+    g_sym = sp.lambdify((Y, F), -sp.diff(forms[loss], F), "numpy")
+    for yv in (1.0, -1.0):
+        g = neg_loss_derivative(loss, np.full_like(yh, yv), yh)
+        worst = max(worst, float((np.abs(g - yv) - 2 * np.abs(yh)).max()))
+        sym_err = max(sym_err, float(np.abs(g - g_sym(yv, yh)).max()))
+    return worst, sym_err
+
+
+@claim("min2024.lem2", kind="lemma", title="Lemma 2 (loss derivative near 0)",
+       statement=r"$|-\frac{\partial\ell}{\partial\hat y}(y,\hat y)-y|\le2|\hat y|$ for $y\in\{\pm1\}$, $|\hat y|\le1$ "
+       r"(exponential loss and the appendix's $2\log(1+e^{-y\hat y})$).",
+       fixtures=[random(loss_only, loss="exp"), random(loss_only, label="min.loss.logistic2", loss="logistic2"),
+                 negative(loss_only, label="min.loss.logistic_x1", loss="logistic")],
+       judged_by="2e5-point grid, derivative cross-checked with sympy; the main text's log(1+e^{-y yhat}) is the "
+       "negative control (spec E3: fails at yhat = 0)")
+def lem2(fx):
+    ev = Evidence()
+    worst, sym = _lemma2_excess(fx["loss"])
+    ev.le("max (|g - y| - 2|yhat|)", worst, 0.0, atol=1e-15)
+    ev.le("sympy cross-check of -dl/dyhat", sym, 1e-12, rtol=0.0)
+    return ev
+
+
+@claim("min2024.rmk4", kind="remark", title="Remark 4 (Lemma 2 for the square loss)",
+       statement=r"Lemma 2 also holds for $\ell_2=\frac12(y-\hat y)^2$: $|-\ell_2'-y|=|\hat y|\le2|\hat y|$.",
+       uses=["min2024.lem2"],
+       fixtures=[random(loss_only, label="min.loss.square", loss="square"),
+                 negative(loss_only, mutation="bound |yhat|/2", loss="square")],
+       judged_by="2e5-point grid")
+def rmk4(fx):
+    ev = Evidence()
+    yh = np.linspace(-1, 1, 200001)
+    c = 0.5 if fx.mutated() else 2.0
+    worst = max(float((np.abs(neg_loss_derivative("square", np.full_like(yh, yv), yh) - yv) - c * np.abs(yh)).max())
+                for yv in (1.0, -1.0))
+    ev.le("max (|g - y| - c|yhat|)", worst, 0.0, atol=1e-15)
+    return ev
+
+
+# ---------------------------------------------------------------------------------------------
+# Random states: Lemmas 4, 10, (46), (50), 15
+
+
+def _scaled_states(fx, fmax_target: bool = True):
+    """Yield ``(W, v, s, max|f|)`` for the fixture's states; with ``fmax_target`` scaled so that
+    ``max|f|`` is log-uniform in ``[1e-6, fmax]`` (balanced ``v = s ||w||``, so ``f`` scales as ``c^2``)."""
+    X, leak = fx["X"], fx["leak"]
+    rng = fx.rng
+    for Wr, s, sc in zip(fx["Ws"], fx["S"], fx["scale"]):
+        W = Wr * sc
+        v = s * np.linalg.norm(W, axis=1)
+        f = np.abs(network_output(X, W, v, leak)).max()
+        if fmax_target and f > 0:
+            target = np.exp(rng.uniform(np.log(1e-6), np.log(fx["fmax"])))
+            W = W * np.sqrt(target / f)
+            v = s * np.linalg.norm(W, axis=1)
+        yield W, v, s, float(np.abs(network_output(X, W, v, leak)).max())
+
+
+STATE_HYP = hypothesis("balanced states with max|f| <= 1", lambda fx: (fx["fmax"] <= 1.0, 1.0 - fx["fmax"]))
+
+
+@claim("min2024.lem4", kind="lemma", title="Lemma 4 (instantaneous direction error)",
+       statement=r"If $\max_i|f(x_i)|\le1$: $\|\frac{d}{dt}\frac{w_j}{\|w_j\|}-\mathrm{sign}(v_j)P_{w_j}x_a(w_j)\|\le"
+       r"2nX_{\max}\max_i|f(x_i)|$ (leaky ReLU allowed).", hypotheses=[STATE_HYP], uses=["min2024.lem2"],
+       fixtures=[random(states), random(states, label="min.states.leaky", leak=0.3),
+                 adversarial(states, label="min.states.fmax1", fmax=1.0, k=400),
+                 negative(states, label="min.states.fmax3", fmax=3.0), negative(states, mutation="bound / 100")],
+       judged_by="exact field on 200 random balanced states; slack ratio")
+def lem4(fx):
+    ev = Evidence()
+    X, y = fx["X"], fx["y"]
+    xmax = float(np.linalg.norm(X, axis=1).max())
+    worst = 0.0
+    for W, v, s, fm in _scaled_states(fx):
+        e = _direction_error(X, y, W, v, s, fx["loss"], fx["leak"]).max()
+        worst = max(worst, float(e / (2 * len(y) * xmax * fm)))
+    ev.le("max error / (2 n X_max max|f|)", worst * (100 if fx.mutated() else 1), 1.0, rtol=1e-9)
+    ev.record(slack_ratio=worst)
+    return ev
+
+
+@claim("min2024.lem10", kind="lemma", title="Lemma 10 (reference-direction cosines)",
+       statement=r"With $\psi_{rj}=\langle x_r,\frac{w_j}{\|w_j\|}\rangle$ etc.: if $\max_i|f|\le1$, "
+       r"$|\frac{d\psi_{rj}}{dt}-\mathrm{sign}(v_j)(\psi_{ra}-\psi_{rj}\psi_{aj})\|x_a\||\le2nX_{\max}\max_i|f(x_i)|$.",
+       hypotheses=[STATE_HYP], uses=["min2024.lem4"],
+       fixtures=[random(states), adversarial(states, label="min.states.fmax1", fmax=1.0, k=400),
+                 negative(states, label="min.states.fmax3", fmax=3.0), negative(states, mutation="bound / 100")],
+       judged_by="exact field on 200 random states x 20 random unit references; slack ratio")
+def lem10(fx):
+    ev = Evidence()
+    X, y = fx["X"], fx["y"]
+    xmax = float(np.linalg.norm(X, axis=1).max())
+    R = fx.rng.normal(size=(20, X.shape[1]))
+    R /= np.linalg.norm(R, axis=1, keepdims=True)
+    worst = 0.0
+    for W, v, s, fm in _scaled_states(fx):
+        dW, _ = direct_field(W, v, X, y, fx["loss"], fx["leak"])
+        nrm = np.linalg.norm(W, axis=1, keepdims=True)
+        u = W / nrm
+        du = dW / nrm
+        du -= np.einsum("jd,jd->j", du, u)[:, None] * u
+        xa = _x_a(X, y, W, fx["leak"])
+        pxa = xa - np.einsum("jd,jd->j", xa, u)[:, None] * u
+        e = np.abs(R @ (du - s[:, None] * pxa).T).max()
+        worst = max(worst, float(e / (2 * len(y) * xmax * fm)))
+    ev.le("max |dpsi/dt - s (psi_ra - psi_rj psi_aj)||x_a||| / (2 n X_max max|f|)",
+          worst * (100 if fx.mutated() else 1), 1.0, rtol=1e-9)
+    ev.record(slack_ratio=worst)
+    return ev
+
+
+@claim("min2024.claim.eq46", kind="claim", title="Sign identity (46) of App. E",
+       statement=r"Whenever $w_j\notin S_{dead}$: $y_i\,\mathrm{sign}(v_j)\langle x_i,\dot w_j\rangle\ge\mu\|x_i\||v_j|"
+       r"\sum_{k\ \mathrm{active}}|g_k|\|x_k\|>0$ for all $i$ (any scale; $\dot w=-\nabla_wL$).", hypotheses=[A1],
+       fixtures=[random(states), adversarial(states, label="min.states.mu_small", mu=0.02),
+                 negative(states, label="min.states.mu_negative", negative_mu=True),
+                 negative(states, mutation="mu replaced by 1")],
+       judged_by="exact field on 200 random states of any scale (1e-6 to 1), every (i, j) with w_j alive")
+def eq46(fx):
+    ev = Evidence()
+    X, y = fx["X"], fx["y"]
+    mu = 1.0 if fx.mutated() else mu_of(X, y)
+    xn = np.linalg.norm(X, axis=1)
+    worst = np.inf
+    for W, v, s, _ in _scaled_states(fx, fmax_target=False):
+        dW, _ = direct_field(W, v, X, y, fx["loss"])
+        g = neg_loss_derivative(fx["loss"], y, network_output(X, W, v))
+        act = W @ X.T > 0
+        alive = act.any(1)
+        lhs = (s[:, None] * y[None, :] * (dW @ X.T))[alive]
+        rhs = mu * xn[None, :] * (np.abs(v)[:, None] * ((np.abs(g) * xn)[None, :] * act).sum(1, keepdims=True))[alive]
+        if lhs.size:
+            worst = min(worst, float(((lhs - rhs) / np.maximum(np.abs(rhs), 1e-300)).min()))
+    ev.ge("min relative (lhs - rhs)", worst, 0.0, atol=1e-12)
+    return ev
+
+
+@claim("min2024.claim.eq50", kind="claim", title="Linear growth of the field (50)",
+       statement=r"$\|F(\theta)\|_F\le X_{\max}L(\theta)\|\theta\|_F$ (pointwise; the paper states it on "
+       r"$\{L\le L(\theta_0)\}$ with $L(\theta_0)$, exponential loss).",
+       fixtures=[random(states), random(states, label="min.states.logistic2", loss="logistic2"),
+                 adversarial(states, label="min.states.logistic", loss="logistic"),
+                 negative(states, mutation="X_max / 10")],
+       judged_by="exact field on 200 random states of any scale; slack ratio")
+def eq50(fx):
+    ev = Evidence()
+    X, y = fx["X"], fx["y"]
+    xmax = float(np.linalg.norm(X, axis=1).max()) / (10 if fx.mutated() else 1)
+    worst = 0.0
+    for W, v, _s, _ in _scaled_states(fx, fmax_target=False):
+        for c in (1.0, 3.0):
+            Wc, vc = W * c, v * c
+            dW, dv = direct_field(Wc, vc, X, y, fx["loss"])
+            L = loss_value(fx["loss"], y, network_output(X, Wc, vc)).sum()
+            lhs = np.sqrt((dW ** 2).sum() + (dv ** 2).sum())
+            rhs = xmax * L * np.sqrt((Wc ** 2).sum() + (vc ** 2).sum())
+            if rhs > 0 and np.isfinite(rhs):
+                worst = max(worst, float(lhs / rhs))
+    ev.le("max ||F|| / (X_max L ||theta||)", worst, 1.0, rtol=1e-12)
+    ev.record(slack_ratio=worst)
+    return ev
+
+
+@claim("min2024.lem15", kind="lemma", title="Lemma 15 (loss decay of a linear network on separable data)",
+       statement=r"If $y_i\langle z,x_i\rangle\ge\gamma>0$ for a unit $z$ and $y_iv^\top W^\top x_i\ge0$, then under "
+       r"GF $\dot L_{lin}\le-\frac14\|v\|^2L^2\gamma^2$.", hypotheses=[A1],
+       fixtures=[random(states), random(states, label="min.states.logistic2", loss="logistic2"),
+                 adversarial(states, label="min.states.mu_small", mu=0.05, loss="logistic2"),
+                 negative(states, mutation="constant 1/4 -> 1e4")],
+       judged_by="exact L_dot = -||grad||^2 on 200 random states w_j = a v_j z + noise (rejecting y f < 0); "
+       "gamma = mu X_min with z = y_1 x_1/||x_1||")
+def lem15(fx):
+    ev = Evidence()
+    X, y = fx["X"], fx["y"]
+    xn = np.linalg.norm(X, axis=1)
+    z = y[0] * X[0] / xn[0]
+    gamma = mu_of(X, y) * xn.min()
+    ev.ge("y_i <z, x_i> >= gamma", float((y * (X @ z)).min()), gamma, rtol=1e-12)
+    const = 1e4 if fx.mutated() else 0.25
+    rng = fx.rng
+    worst, used = -np.inf, 0
+    for Wr, s, sc in zip(fx["Ws"], fx["S"], fx["scale"]):
+        v = s * rng.uniform(0.1, 2.0, size=len(s))
+        W = rng.uniform(0.0, 3.0) * np.outer(v, z) + sc * Wr * 0.3
+        f = (X @ W.T) @ v
+        if (y * f < 0).any():
+            continue
+        g = neg_loss_derivative(fx["loss"], y, f)
+        gW = np.outer(v, g @ X)
+        gv = W @ (X.T @ g)
+        Ldot = -((gW ** 2).sum() + (gv ** 2).sum())
+        L = loss_value(fx["loss"], y, f).sum()
+        worst = max(worst, float(Ldot / (const * (v @ v) * L ** 2 * gamma ** 2)))
+        used += 1
+    ev.le("max L_dot / (-(c) ||v||^2 L^2 gamma^2) must be <= -1", worst, -1.0, rtol=1e-12)
+    ev.record(states_used=used, slack_ratio=-1.0 / worst if worst < 0 else None)
+    return ev
+
