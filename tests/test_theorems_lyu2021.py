@@ -1,0 +1,128 @@
+"""Fast unit tests of the Lyu et al. (2021) helpers, fixtures and oracles (closed forms, known answers)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fixtures.lyu2021 as F
+import theorems.lyu2021  # noqa: F401  (registers the claims)
+from theorems.lyu2021.common import (
+    G_grad,
+    G_value,
+    asm41_residual,
+    bbar,
+    embed,
+    good_embedding,
+    lambda0,
+    linear_net,
+    mu_tilde,
+    norm_M,
+    svm,
+)
+from theorems.lyu2021.dynamics import flow_ode, gd_until_margin
+from verify import REGISTRY
+from verify.numerics.global_margin import global_margin_oracle
+from verify.numerics.nets import forward, gradient, normalized_margin
+
+
+def _sym(seed=0, **kw):
+    return F.sym_gauss.build(np.random.default_rng(seed), **{**F.sym_gauss.defaults, **kw})
+
+
+def test_all_86_items_registered():
+    ids = {c.id for c in REGISTRY if c.paper == "lyu2021"}
+    from theorems.lyu2021.catalogue import ITEMS
+    assert len(ITEMS) == 86
+    assert {"lyu2021." + k for k in ITEMS} <= ids
+    REGISTRY.validate()
+
+
+def test_symmetric_fixture_meets_assumptions():
+    fx = _sym(3)
+    assert asm41_residual(fx["X"], fx["y"]) == 0.0
+    assert np.max(np.linalg.norm(fx["X"], axis=1)) == pytest.approx(1.0)
+    w, g = svm(fx["X"], fx["y"])
+    assert g > 0 and np.min(fx["y"] * (fx["X"] @ w)) == pytest.approx(g, rel=1e-12)
+
+
+def test_G_is_linear_on_symmetric_data_with_corrected_mu_tilde():
+    fx = _sym(1, d=4)
+    X, y, al = fx["X"], fx["y"], 0.3
+    w = np.random.default_rng(2).normal(size=(7, 4))
+    assert np.allclose(G_value(w, X, y, al), w @ mu_tilde(X, y, al), rtol=1e-13, atol=1e-15)
+    assert np.allclose(G_grad(w[0], X, y, al), mu_tilde(X, y, al), rtol=1e-13)
+    assert lambda0(X, y, al, literal=True) == pytest.approx(2 * lambda0(X, y, al), rel=1e-14)
+
+
+def test_embedding_preserves_function_and_norm():
+    fx = _sym(4)
+    rng = np.random.default_rng(5)
+    W2, a2 = rng.normal(size=(2, 3)), np.array([0.7, -1.3])
+    b = np.array([0.3, -0.2, 0.9, -1.1, 0.0])
+    W, a = embed(b, W2, a2)
+    assert np.allclose(forward(W, a, fx["X"], 0.5), forward(W2, a2, fx["X"], 0.5), rtol=1e-13)
+    with pytest.raises(ValueError):
+        embed(np.array([1.0, 2.0]), W2, a2)
+
+
+def test_linear_net_attains_the_thm42_bound():
+    fx = _sym(6)
+    w, g = svm(fx["X"], fx["y"])
+    W, a = linear_net(w, 3)
+    assert normalized_margin(W, a, fx["X"], fx["y"], 0.5) == pytest.approx(0.375 * g, rel=1e-13)
+
+
+def test_oracle_matches_bound_on_symmetric_2d_data_and_exceeds_it_otherwise():
+    fx = _sym(7, d=2)
+    _, g = svm(fx["X"], fx["y"])
+    assert global_margin_oracle(fx["X"], fx["y"], 0.5).gamma == pytest.approx(0.375 * g, rel=1e-6)
+    fa = F.gen_allpos_sv.build(np.random.default_rng(0), **F.gen_allpos_sv.defaults)
+    _, ga = svm(fa["X"], fa["y"])
+    assert global_margin_oracle(fa["X"], fa["y"], 0.5).gamma > 0.375 * ga * 1.01
+
+
+def test_fig1left_beta_root_and_kkt_margin():
+    X, y, beta = F.fig1left_data(0.5, scaled=False)
+    assert beta == pytest.approx(0.441594, abs=1e-6)
+    assert F.fig1left_data(0.0)[2] == pytest.approx(np.pi / 4)
+
+
+def test_bbar_good_embedding_probability_m2():
+    rng = np.random.default_rng(0)
+    W, a = rng.normal(size=(20000, 2, 3)), rng.normal(size=(20000, 2))
+    p = good_embedding(bbar(W, a, np.array([1.0, 0, 0]))).mean()
+    assert abs(p - 0.5) < 0.02
+    assert norm_M(W[0], a[0]) == pytest.approx(max(np.linalg.norm(W[0], axis=1).max(), np.abs(a[0]).max()))
+
+
+def test_hinted_fixture_certifies_assumptions():
+    fx = F.hinted.build(np.random.default_rng(3), gap=0.7, n0=4)
+    assert fx["a2_slack"] > 0 and fx["a3_slack"] > 0
+    assert np.linalg.norm(fx["w_plus"] - fx["w_star"]) < 1e-8
+    assert fx["K"] > 2 * fx["eps"] / (1 - fx["alpha"])
+
+
+def test_gd_and_flow_preserve_balance_and_reach_margin():
+    fx = _sym(8)
+    rng = np.random.default_rng(1)
+    W = 0.1 * rng.normal(size=(1, 2, 3))
+    a = np.array([[np.linalg.norm(W[0, 0]), -np.linalg.norm(W[0, 1])]])
+    W2, a2, steps = gd_until_margin(W, a, fx["X"], fx["y"], 0.5, eta=0.1, q_target=1.0)
+    assert steps[0] < 200_000 and np.min(fx["y"] * forward(W2[0], a2[0], fx["X"], 0.5)) >= 1.0
+    Ws, As = flow_ode(W[0], a[0], fx["X"], fx["y"], 0.5, [0.0, 5.0], rtol=1e-11, atol=1e-14)
+    bal = np.sum(Ws ** 2, 2) - As ** 2
+    assert np.max(np.abs(bal[1] - bal[0])) < 1e-10
+
+
+def test_gradient_matches_finite_differences_off_kinks():
+    fx = _sym(9)
+    rng = np.random.default_rng(2)
+    W, a = rng.normal(size=(3, 3)), rng.normal(size=3)
+    gW, ga = gradient(W, a, fx["X"], fx["y"], 0.5)
+    from verify.numerics.nets import loss_value, margins
+    h = 1e-6
+    E = np.zeros_like(W)
+    E[1, 2] = h
+    fd = (loss_value(margins(W + E, a, fx["X"], fx["y"], 0.5)) - loss_value(margins(W - E, a, fx["X"], fx["y"], 0.5))) / (2 * h)
+    assert fd == pytest.approx(gW[1, 2], rel=1e-6)

@@ -1,0 +1,333 @@
+"""Every numbered item of Lyu, Li, Wang, Arora (2021): kind, title, statement (spec §2) and the
+dependency graph from the proofs (spec §6.1). Claim modules take their statements and ``uses`` from
+here; :func:`register_remaining` registers every item no module checked as not checkable, with its reason.
+"""
+
+from __future__ import annotations
+
+from verify import REGISTRY, not_checkable
+
+P = "lyu2021."
+
+# id suffix -> (kind, title, statement)
+ITEMS: dict[str, tuple[str, str, str]] = {
+    "thm3.1": ("theorem", "Theorem 3.1 (Lyu & Li 2020; Ji & Telgarsky 2020)",
+               r"For homogeneous definable nets with logistic loss, if $L(\theta(0)) < \ln 2/n$ then $L(\theta(t)) \to 0$, "
+               r"$\|\theta(t)\|_2 \to \infty$ and $\theta(t)/\|\theta(t)\|_2$ converges to a KKT-margin direction."),
+    "asm3.2": ("assumption", "Assumption 3.2 (linear separability)",
+               r"There exists $w \in \mathbb{R}^d$ with $y_i \langle w, x_i\rangle \ge 1$ for all $i \in [n]$."),
+    "def3.3": ("definition", "Definition 3.3 (max-margin linear separator)",
+               r"$w^* \in S^{d-1}$ maximises $\min_i y_i\langle w, x_i\rangle$ over the unit sphere."),
+    "asm4.1": ("assumption", "Assumption 4.1 (symmetric data)",
+               r"$n$ even, $x_i = -x_{i+n/2}$, $y_i = 1$, $y_{i+n/2} = -1$ for $1 \le i \le n/2$."),
+    "thm4.2": ("theorem", "Theorem 4.2 (global-max-margin nets are linear)",
+               r"Under Asm 3.2 and 4.1, for width $m \ge 2$, every global-max-margin direction $\theta^* \in S^{D-1}$ gives "
+               r"$f_{\theta^*}(x) = \frac{1+\alpha}{4}\langle w^*, x\rangle$ for all $x \in \mathbb{R}^d$."),
+    "thm4.3": ("theorem", "Theorem 4.3 (small-init GF learns the max-margin linear classifier)",
+               r"Under 3.2, 4.1, 4.5, 4.6, GF on a width-$m \ge 2$ net from $\sigma_{init}\bar\theta_0$, $\bar\theta_0 \sim D_{init}(1)$: "
+               r"with probability $\ge 1 - 2^{-(m-1)}$ there is $\sigma_{max}$ such that for all $\sigma_{init} < \sigma_{max}$ GF "
+               r"directionally converges and $f_\infty(x) = \frac{1+\alpha}{4}\langle w^*, x\rangle$."),
+    "cor4.4": ("corollary", "Corollary 4.4",
+               r"In the setting of Thm 4.3, GF converges to a global-max-margin direction with probability $\ge 1 - 2^{-(m-1)}$."),
+    "asm4.5": ("assumption", "Assumption 4.5", r"$\langle \mu, x_i\rangle \ne 0$ for all $i \in [n]$, $\mu = \frac1n\sum_i y_i x_i$."),
+    "asm4.6": ("assumption", "Assumption 4.6 (non-branching, two groups)",
+               r"For any $m \ge 2$ there are $r, \epsilon > 0$ such that $\theta$ is a non-branching starting point whenever its neurons "
+               r"split into a group with $a_k = \|w_k\| \in (0, r)$, $w_k$ along one $w_+$ with $\|w_+ - \bar\mu\| \le \epsilon$ and a "
+               r"group with $-a_k = \|w_k\| \in (0, r)$, $w_k$ along one $w_-$ with $\|w_- + \bar\mu\| \le \epsilon$."),
+    "def5.1": ("definition", "Definition 5.1 (M-norm)", r"$\|\theta\|_M = \max_k \max\{\|w_k\|_2, |a_k|\}$."),
+    "lem5.2": ("lemma", "Lemma 5.2 (Phase I)",
+               r"W.p. 1 over $\bar\theta_0 \sim D_{init}(1)$, if $\sigma_{init} \le r^3/(\sqrt m\|\bar\theta_0\|_M)$ then at "
+               r"$T_1(r) = \frac{1}{\lambda_0}\ln\frac{r}{\sqrt m\sigma_{init}\|\bar\theta_0\|_M}$: $w_k = r\bar b_k\bar\mu + \Delta w_k$, "
+               r"$a_k = r\bar b_k + \Delta a_k$, $\|\Delta\theta\|_M \le C r^3/\sqrt m$."),
+    "lem5.3": ("lemma", "Lemma 5.3 (embedding commutes with GF)",
+               r"For $\hat\theta = (w^1, w^2, a^1, a^2)$ with $a^1 > 0 > a^2$ and a good embedding vector $b$, if $\hat\theta$ and "
+               r"$\pi_b(\hat\theta)$ are non-branching then $\phi(\pi_b(\hat\theta), t) = \pi_b(\phi(\hat\theta, t))$ for all $t \ge 0$."),
+    "lem5.4": ("lemma", "Lemma 5.4 (Phase II)",
+               r"W.p. $1 - 2^{-(m-1)}$, $\bar b$ is a good embedding vector, $\tilde\theta(t) = \lim_{r\to0}\phi(r\hat\theta, T_2(r) + t)$ "
+               r"exists and is nonzero, and $\lim_{\sigma_{init}\to0}\theta(T_{12} + t) = \pi_{\bar b}(\tilde\theta(t))$ for all $t$."),
+    "thm5.5": ("theorem", "Theorem 5.5 (width-2 Phase III)",
+               r"For $m = 2$, if initially $a_1 = \|w_1\|$, $a_2 = -\|w_2\|$, $\langle w_1, w^*\rangle > 0$, $\langle w_2, w^*\rangle < 0$, "
+               r"then $\theta(t)$ directionally converges to the global-max-margin direction $\frac14(w^*, -w^*, 1, -1)$ [printed; "
+               r"unit vector is $\frac12(\cdot)$]."),
+    "thm5.6": ("theorem", "Theorem 5.6 (local convergence near a local-max-margin direction)",
+               r"For an $L$-homogeneous definable net, a local-max-margin direction $\bar\theta^*$ and any $\delta > 0$ there are "
+               r"$\epsilon_0 > 0$, $\rho_0 \ge 1$ such that GF from any $\theta_0$ with $\|\theta_0\| \ge \rho_0$ and "
+               r"$\|\theta_0/\|\theta_0\| - \bar\theta^*\| \le \epsilon_0$ converges in direction to some $\bar\theta$ with "
+               r"$\gamma(\bar\theta) = \gamma(\bar\theta^*)$ and $\|\bar\theta - \bar\theta^*\| \le \delta$."),
+    "def6.1": ("definition", "Definition 6.1 (hinted dataset)",
+               r"$S' = S \cup \{(Hw^*, 1), (\epsilon w^* + Kw_\perp, 1), (\epsilon w^* - Kw_\perp, 1)\}$."),
+    "thm6.2": ("theorem", "Theorem 6.2 (hinted data: GF converges to a suboptimal linear boundary)",
+               r"For large $H, K$ and small $\epsilon$, on the hinted $S'$ under Asm A.6, GF from $\sigma_{init}\tilde\theta_0$, "
+               r"$\tilde\theta_0 \sim \tilde D_{init}(1)$: w.p. $1 - 2^{-m}$, for small $\sigma_{init}$, GF directionally converges and "
+               r"$f_\infty(x) = \frac12\phi(\langle w^*, x\rangle)$; moreover this limit attains only a suboptimal margin."),
+    "asmA.1": ("assumption", "Assumption A.1 (principal direction)",
+               r"There is a unit $w_{pd}$ with $\gamma_{pd} = \min_i y_i\langle w_{pd}, x_i\rangle > 0$ and "
+               r"$\frac{\frac1n\sum_i\|P x_i\|}{\alpha\langle\mu, w_{pd}\rangle} < \frac{\gamma_{pd}}{\max_i\|P x_i\|}$, $P = I - w_{pd}w_{pd}^\top$."),
+    "asmA.2": ("assumption", "Assumption A.2",
+               r"For all $i$: $\langle\mu, y_ix_i\rangle > \frac{1-\alpha}{n\alpha}\sum_j\max\{-\langle y_ix_i, y_jx_j\rangle, 0\}$."),
+    "asmA.3": ("assumption", "Assumption A.3", r"$\|\mu_+\| > \|\mu_-\|$."),
+    "lemA.4": ("lemma", "Lemma A.4",
+               r"For $m = 1$, a KKT-margin direction $\theta = (w_1, a_1) \in S^{D-1}$ with $a_1 \ge 0$ equals "
+               r"$(w_+/\sqrt2, 1/\sqrt2)$ and attains the max margin $\gamma_+/2$."),
+    "asmA.5": ("assumption", "Assumption A.5",
+               r"For any $m$ and $\theta$ with all $a_k \le 0$, the normalised margin on $\{(x_i, y_i) : i \in S_+\}$ is $< \gamma_+/2$."),
+    "asmA.6": ("assumption", "Assumption A.6 (non-branching, one group)",
+               r"For any $m \ge 1$ there are $r, \epsilon > 0$ such that $\theta$ is non-branching if $a_k = \|w_k\| \in (0, r)$ and all "
+               r"$w_k$ point along one $v$ with $\|v - \bar\mu_+\| \le \epsilon$."),
+    "thmA.7": ("theorem", "Theorem A.7 (non-symmetric data)",
+               r"Under 3.2, A.2, A.3, A.5, A.6, GF from $\sigma_{init}\tilde\theta_0$: w.p. $1 - 2^{-m}$, for small $\sigma_{init}$, "
+               r"$f_\infty(x) = \frac12\phi(\langle w_+, x\rangle)$."),
+    "asmA.8": ("assumption", "Assumption A.8", r"$\|\mu_+\| < \|\mu_-\|$."),
+    "asmA.9": ("assumption", "Assumption A.9",
+               r"For any $m$ and $\theta$ with all $a_k \le 0$ [printed], the normalised margin on $\{i : y_i\langle w_-, x_i^-\rangle = \gamma_-\}$ is $< \gamma_-/2$."),
+    "thmA.10": ("theorem", "Theorem A.10 (reversed case)",
+                r"Under 3.2, A.2, A.6, A.8, A.9: w.p. $1 - 2^{-m}$, $f_\infty(x) = -\frac12\phi(-\langle w_-, x\rangle)$ for small $\sigma_{init}$."),
+    "lemB.1": ("lemma", "Lemma B.1 (Gronwall)",
+               r"If $u(t) \le \alpha(t) + \int_a^t\beta u$ with $\beta \ge 0$ then $u(t) \le \alpha(t) + \int_a^t\alpha(\tau)\beta(\tau)"
+               r"e^{\int_\tau^t\beta}d\tau$; if $\alpha$ is non-decreasing, $u(t) \le \alpha(t)e^{\int_a^t\beta}$."),
+    "thmB.2": ("theorem", "Theorem B.2", r"For locally Lipschitz $L$-homogeneous $f$: $\partial^\circ f(c\theta) = c^{L-1}\partial^\circ f(\theta)$, $c > 0$."),
+    "thmB.3": ("theorem", "Theorem B.3 (Euler)", r"For all $g \in \partial^\circ f(\theta)$: $\langle g, \theta\rangle = L f(\theta)$."),
+    "lemB.4": ("lemma", "Lemma B.4",
+               r"If $\theta \in S^{d-1}$ maximises an $L$-homogeneous $f$ on the sphere and $f$ is differentiable there, "
+               r"$\nabla f(\theta) = L f(\theta)\theta$."),
+    "lemB.5": ("lemma", "Lemma B.5", r"If $w \in S^{d-1}$ maximises $|G|$ on the sphere and $G$ is differentiable at $w$, $\nabla G(w) = G(w)w$."),
+    "defB.6": ("definition", "Definition B.6 (feasible / KKT point)",
+               r"For $\min f$ s.t. $g_i \le 0$: $\exists\lambda_i \ge 0$ with $0 \in \partial^\circ f + \sum\lambda_i\partial^\circ g_i$ and $\lambda_ig_i = 0$."),
+    "defB.7": ("definition", "Definition B.7 (KKT-margin direction, homogeneous net)",
+               r"$q_i(\theta) > 0$ and $\theta \in \sum_i\lambda_i\partial^\circ q_i(\theta)$ with $\lambda_i = 0$ unless $q_i = q_{min}$."),
+    "defB.8": ("definition", "Definition B.8 (KKT-margin direction, two-layer net)",
+               r"$q_i > 0$ and $\exists\lambda \ge 0$: $w_k \in \sum_i\lambda_iy_ia_k\phi^\circ(w_k^\top x_i)x_i$, "
+               r"$a_k = \sum_i\lambda_iy_i\phi(w_k^\top x_i)$, $\lambda_i = 0$ unless $q_i = q_{min}$."),
+    "lemB.9": ("lemma", "Lemma B.9", r"Every KKT-margin direction is balanced: $|a_k| = \|w_k\|$ for all $k$."),
+    "lemB.10": ("lemma", "Lemma B.10",
+                r"For $\|x\| \le 1$: $|f_\theta(x)| \le m\|\theta\|_M^2$ and $|f_\theta(x) - f_{\tilde\theta}(x)| \le "
+                r"m\|\theta - \tilde\theta\|_M(\|\theta\|_M + \|\tilde\theta\|_M)$."),
+    "lemB.11": ("lemma", "Lemma B.11",
+                r"Every element of $\partial^\circ(\mathcal{L} - \tilde{\mathcal{L}})$ restricted to $w_k$ has norm $\le m\|\theta\|_M^2|a_k|$, "
+                r"and $|\partial(\mathcal{L} - \tilde{\mathcal{L}})/\partial a_k| \le m\|\theta\|_M^2\|w_k\|$."),
+    "lemB.12": ("lemma", "Lemma B.12", r"For all $g \in \partial^\circ(\mathcal{L} - \tilde{\mathcal{L}})(\theta)$: $\|g\|_M \le m\|\theta\|_M^3$."),
+    "corB.13": ("corollary", "Corollary B.13",
+                r"If $\tilde{\mathcal{L}}$ is $C^1$ at $\theta$: every $g \in \partial^\circ\mathcal{L}(\theta) - \nabla\tilde{\mathcal{L}}(\theta)$ has $\|g\|_M \le m\|\theta\|_M^3$."),
+    "lemB.14": ("lemma", "Lemma B.14",
+                r"If $\|\theta\|_M \le \sqrt{\epsilon/(2m)}$: $\partial^\circ_{w_k}\mathcal{L} \subseteq \{-\frac{a_k}{2n}\sum_i(1+\epsilon_i)"
+                r"\alpha_iy_ix_i : \alpha_i \in \phi^\circ(w_k^\top x_i), \epsilon_i \in [-\epsilon, \epsilon]\}$."),
+    "lemB.15": ("lemma", "Lemma B.15 (Davis et al. 2020)",
+                r"GF satisfies $\frac{d\theta}{dt} = -\bar\partial^\circ\mathcal{L}(\theta)$ and $\frac{d\mathcal{L}}{dt} = -\|\frac{d\theta}{dt}\|^2$ a.e."),
+    "lemB.16": ("lemma", "Lemma B.16 (balance)",
+                r"$\frac12\frac{d\|w_k\|^2}{dt} = \frac12\frac{da_k^2}{dt} = -\frac1n\sum_i\ell'(q_i)y_ia_k\phi(w_k^\top x_i)$; hence "
+                r"$\|w_k\|^2 - a_k^2$ is constant."),
+    "lemB.17": ("lemma", "Lemma B.17", r"If $a_k(t_0) = 0$ and $w_k(t_0) = 0$ then $a_k(t) = 0$, $w_k(t) = 0$ for all $t \ge 0$."),
+    "corB.18": ("corollary", "Corollary B.18",
+                r"If $|a_k(0)| = \|w_k(0)\|$ then $|a_k(t)| = \|w_k(t)\|$ for all $t$, and the sign of $a_k$ is preserved."),
+    "thmB.19": ("theorem", "Theorem B.19",
+                r"If some $k$ has $\mathrm{sgn}(a_k(0))\langle w_k(0), w^*\rangle > 0$ and $\langle w_k(0), w^*\rangle^2 > \|w_k(0)\|^2 - a_k(0)^2$ "
+                r"($w^*$ a unit separator with margin $\gamma^* > 0$), then $a_k(t) \ne 0$, $\mathcal{L} \to 0$ and $\|\theta\| \to \infty$."),
+    "lemB.20": ("lemma", "Lemma B.20",
+                r"For a.e. $t$: $\langle\mathrm{sgn}(a_k)\frac{dw_k}{dt}, w^*\rangle \ge |a_k|\alpha\gamma^*(1 - e^{-n\mathcal{L}})/n$."),
+    "lemD.1": ("lemma", "Lemma D.1", r"The linearised flow satisfies $\|\tilde\theta(t)\|_M \le e^{\lambda_0t}\|\tilde\theta_0\|_M$."),
+    "lemD.2": ("lemma", "Lemma D.2",
+               r"$\|\theta(t) - \tilde\phi(\theta_0, t)\|_M \le \frac{4m\|\theta_0\|_M^3}{\lambda_0}e^{3\lambda_0t}$ for "
+               r"$t \le \frac{1}{\lambda_0}\ln\frac{\sqrt{\lambda_0/4}}{\sqrt m\|\theta_0\|_M}$."),
+    "lemE.1": ("lemma", "Lemma E.1", r"$\theta(t) = \pi_b(\phi(\hat\theta^0, t))$ is a GF trajectory from $\pi_b(\hat\theta^0)$."),
+    "lemE.2": ("lemma", "Lemma E.2", r"For $g \in \partial^\circ\mathcal{L}(\hat\theta)$: $\pi_b(g) \in \partial^\circ\mathcal{L}(\pi_b(\hat\theta))$."),
+    "defE.3": ("definition", "Definition E.3 (well-aligned)",
+               r"$\hat\theta$ is well-aligned if for $k \le p$, $\hat w_k/\|\hat w_k\|$ maximises $|G|$, $\hat a_k = \mathrm{sgn}(G(\hat w_k))"
+               r"\|\hat w_k\|$, $\langle\hat w_k, x_i\rangle \ne 0$, and $\hat w_k = 0$, $\hat a_k = 0$ for $k > p$."),
+    "thmE.4": ("theorem", "Theorem E.4",
+               r"For well-aligned $\hat\theta$ and $t \le t_0$: $\lim_{r\to0}\phi(r\hat\theta, T_2(r) + t)$ exists, is within "
+               r"$\frac{4m\|\hat\theta\|_M^3}{\lambda}e^{3\lambda t}$ of $e^{\lambda t}\hat\theta$, and is robust to $O(r^{1+\kappa})$ perturbations."),
+    "lemE.5": ("lemma", "Lemma E.5",
+               r"If $\|\theta_0 - r\hat\theta\|_M \le Cr^{1+\kappa}$, $r$ small: for $-T_2(r) \le t \le t_0$ the activation signs of "
+               r"active neurons are preserved, $\|\phi\|_M \le 2e^{\lambda t}\|\hat\theta\|_M$, and P/R-seminorm bounds hold."),
+    "lemE.6": ("lemma", "Lemma E.6",
+               r"$\|\phi(\theta_0, T_2(r)+t) - \phi(r\hat\theta, T_2(r)+t)\|_M \le 4Cr^\kappa e^{\lambda t}$ for $t \in [-T_2(r), t_0]$."),
+    "lemE.7": ("lemma", "Lemma E.7", r"For $m \ge 2$, $\bar b$ is a good embedding vector w.p. $1 - 2^{-(m-1)}$."),
+    "lemE.8": ("lemma", "Lemma E.8 (Phase II.1)",
+               r"If $\bar b$ is good, for $t \le t_0$: $\tilde\theta(t)$ exists, is close to $e^{\lambda_0t}\hat\theta$, and "
+               r"$\lim_{\sigma\to0}\theta(T_{12}+t) = \pi_{\bar b}(\tilde\theta(t))$."),
+    "lemE.9": ("lemma", "Lemma E.9 (Phase II.2)",
+               r"If $\pi_{\bar b}(\tilde\theta(t_0))$ is non-branching and the limit holds at $t_0$, it holds for all $t > t_0$."),
+    "lemE.10": ("lemma", "Lemma E.10", r"For every $\theta$ and $g \in \partial^\circ\mathcal{L}(\theta)$: $\|g\|_2 \le \|\theta\|_2$."),
+    "lemE.11": ("lemma", "Lemma E.11", r"On $[t_0, t_s]$, $t \mapsto \theta(T_{12}+t)$ is Lipschitz with constant $\|\theta(T_{12}+t_0)\|_2e^{t_s-t_0}$."),
+    "lemF.1": ("lemma", "Lemma F.1",
+               r"If $y_i(\phi(\langle u_1, x_i\rangle) - \phi(-\langle u_2, x_i\rangle)) \ge 1$ for all $i$ then "
+               r"$y_i(h_{1i}\langle u_2, x_i\rangle + h_{2i}\langle u_1, x_i\rangle) \ge 1$ for all $h_{1i} \in \phi^\circ(\langle u_1, x_i\rangle)$, "
+               r"$h_{2i} \in \phi^\circ(-\langle u_2, x_i\rangle)$."),
+    "lemF.2": ("lemma", "Lemma F.2", r"A width-2 KKT-margin direction with $a_1 > 0 > a_2$ has $w_1 = -w_2$, $a_1 = -a_2 = \|w_1\|$."),
+    "lemF.3": ("lemma", "Lemma F.3",
+               r"A width-2 KKT-margin direction with $\|\theta\| = 1$, $a_1 \ge 0 \ge a_2$ is one of $\frac12(w^*, -w^*, 1, -1)$, "
+               r"$\frac{1}{\sqrt2}(w^*, 0, 1, 0)$, $\frac{1}{\sqrt2}(0, -w^*, 0, -1)$."),
+    "lemF.4": ("lemma", "Lemma F.4 (Ji & Telgarsky 2020, Lemma 3.6)",
+               r"Definable $f$ on $\{\|\theta\| > 1\}$: a desingularising $\Psi$ with $\Psi'(f)\|\theta\|\|\bar\partial^\circ f\| \ge 1$ "
+               r"where the tangential part dominates."),
+    "lemF.5": ("lemma", "Lemma F.5 (Ji & Telgarsky 2020, Lemma 3.7)",
+               r"For any $\lambda > 0$ a desingularising $\Psi$ with $\Psi'(f)\|\theta\|^{1+\lambda}\|\bar\partial^\circ f\| \ge 1$."),
+    "lemF.6": ("lemma", "Lemma F.6 (Ji & Telgarsky 2020, Lemma 3.4)",
+               r"If $\mathcal{L}(\theta(t_0)) < \ell(0)/n$: $\frac{d\tilde\gamma}{dt} = \|\bar\partial^\circ_r\tilde\gamma\|\|\bar\partial^\circ_r\mathcal{L}\| "
+               r"+ \|\bar\partial^\circ_\perp\tilde\gamma\|\|\bar\partial^\circ_\perp\mathcal{L}\|$ a.e."),
+    "lemF.7": ("lemma", "Lemma F.7 (Ji & Telgarsky 2020, Lemma B.10)", r"$\tilde\gamma$ has finitely many asymptotic Clarke critical values."),
+    "lemF.8": ("lemma", "Lemma F.8 (Lyu & Li 2020, Lemma C.12)",
+               r"If $\mathcal{L}(\theta(t_0)) < \ell(0)/n$ there are $t_j \to \infty$ with $\beta(t_j) \to 1$."),
+    "thmF.9": ("theorem", "Theorem F.9",
+               r"If $\mathcal{L}(\theta(0)) < \ell(0)/n$, $\theta/\|\theta\|$ converges to some $\bar\theta$ and $\gamma(\bar\theta)$ is an "
+               r"asymptotic Clarke critical value of $\tilde\gamma$."),
+    "lemF.10": ("lemma", "Lemma F.10", r"Two KL-type inequalities near any direction $\bar\theta^*$ with one desingularising $\Psi$."),
+    "lemF.11": ("lemma", "Lemma F.11",
+                r"Near a local-max-margin direction, $\frac{d\zeta}{dt} \le -c\frac{d}{dt}\Psi(\gamma(\bar\theta^*) - \tilde\gamma(\theta(t)))$ "
+                r"until $\tilde\gamma$ reaches $\gamma(\bar\theta^*)$."),
+    "lemG.1": ("lemma", "Lemma G.1", r"Assumption A.1 implies Assumption A.2."),
+    "lemG.2": ("lemma", "Lemma G.2",
+               r"A.2 $\iff K \subseteq \mathrm{int}(C) \iff \forall i: \min_{\alpha\in[\alpha,1]^n}\langle y_ix_i, \sum_j\alpha_jy_jx_j\rangle > 0$."),
+    "lemG.3": ("lemma", "Lemma G.3",
+               r"Under A.2, if $w(0) \notin \{\lambda\mu_- : \lambda \ge 0\}$ [printed] and $\frac{dw}{dt} \in \|w\|\partial^\circ G(w)$, "
+               r"then $w(T_0) \in C_{\delta/2}$ for some $T_0 > 0$."),
+    "lemG.4": ("lemma", "Lemma G.4 (non-symmetric Phase I(a))",
+               r"Under A.2, for balanced $\bar\theta$ avoiding the printed rays, there are $T_0, \sigma_{max}$ with $w_k(T_0) \in "
+               r"\mathrm{sgn}(\bar a_k)C_{\delta/3}$ and $A\sigma \le \|w_k(T_0)\| \le B\sigma$ for all $\sigma < \sigma_{max}$."),
+    "lemG.5": ("lemma", "Lemma G.5 (non-symmetric Phase I(b))",
+               r"At $T_0 + T_1(\sigma, r)$ positive neurons are $r\bar b_k(\bar\mu_+, 1) + O(r^3)$ and negative neurons "
+               r"$r^{1-\kappa}\bar b_k(\bar\mu_-, 1) + O(r^3)$, $\kappa = 1 - \|\mu_-\|/\|\mu_+\|$."),
+    "lemG.6": ("lemma", "Lemma G.6", r"$\|\tilde\theta(t)\|_M \le e^{(t-T_0)\lambda_0^+}\|\tilde\theta(T_0)\|_M$ (linear flow)."),
+    "lemG.7": ("lemma", "Lemma G.7",
+               r"$\|\theta(t) - \tilde\phi(\theta(T_0), t - T_0)\|_M \le \frac{4m\|\theta(T_0)\|_M^3}{\lambda_0^+}e^{3\lambda_0^+(t-T_0)}$ on a window."),
+    "lemG.8": ("lemma", "Lemma G.8 (non-symmetric Phase II)",
+               r"W.p. $1 - 2^{-m}$ the limit $\hat b$ has $\hat b_+ > 0 = \hat b_-$ and $\lim_j\theta_j(T_{12}(\sigma_j) + t) = \pi_{\hat b}(\tilde\theta(t))$."),
+    "thmG.9": ("theorem", "Theorem G.9",
+               r"For $m = 1$, $a_1(0) = \|w_1(0)\|$, $\langle w_1(0), w^*\rangle > 0$: $\theta/\|\theta\| \to \frac{1}{\sqrt2}(w_+, 1)$."),
+    "lemG.10": ("lemma", "Lemma G.10",
+                r"$\sup_{\theta\in\Theta_-}\min_{i\in S_+}q_i(\theta)/\|\theta\|^2 = \inf_{\lambda\in\Lambda_+}\sup_{u\in S^{d-1}}"
+                r"(-\frac12\sum_i\lambda_iy_i\phi(\langle u, x_i\rangle))$."),
+    "thmG.11": ("theorem", "Theorem G.11",
+                r"Under A.5, $\pi_b(\hat\theta)$, $\hat\theta = (w_+/\sqrt2, 1/\sqrt2, 0, 0)$, is a local maximiser of $\gamma$ on $\bar Q$, "
+                r"and nearby $\theta \in \bar Q$ with the same margin have $f_\theta = f_{\hat\theta}$."),
+    "thmG.12": ("theorem", "Theorem G.12", r"For any $\sigma_j \to 0$ a subsequence satisfies the conclusion of Thm A.7."),
+    "defH.1": ("definition", "Definition H.1 (orthogonal separability)",
+               r"$x_i^\top x_j > 0$ whenever $y_i = y_j$ and $x_i^\top x_j \le 0$ whenever $y_i = -y_j$."),
+    "thmH.2": ("theorem", "Theorem H.2",
+               r"(ReLU) For OS data all KKT-margin directions $\theta \in S^{D-1}$ give the same function $f_\theta$; hence all are global-max-margin."),
+    "lemH.3": ("lemma", "Lemma H.3",
+               r"(ReLU, OS) At a KKT point of (P), for $a_k \ne 0$: $|a_k| = \|w_k\|$ and $(\sum_{j: a_ja_k > 0}a_j^2)w_k/a_k$ [printed] "
+               r"is the unique minimiser of $\min\frac12\|w\|^2$ s.t. $\langle w, x_i\rangle \ge 1$ for $y_i = \mathrm{sgn}(a_k)$."),
+}
+
+# Dependency graph from the proofs (spec §6.1): id suffix -> used id suffixes.
+USES: dict[str, list[str]] = {
+    "thm4.2": ["asm3.2", "asm4.1", "def3.3"],
+    "cor4.4": ["thm4.2", "thm4.3"],
+    "thm4.3": ["lem5.2", "lem5.3", "lem5.4", "thm5.5", "thm5.6", "thm4.2", "asm4.5", "asm4.6", "thmB.19", "thm3.1"],
+    "lem5.2": ["lemD.1", "lemD.2", "corB.13", "lemB.1", "def5.1"],
+    "lemD.2": ["lemD.1", "corB.13", "lemB.1"],
+    "lem5.3": ["lemE.1"], "lemE.1": ["lemE.2"],
+    "lem5.4": ["lemE.7", "lemE.8", "lemE.9", "lem5.2", "thmB.19"],
+    "lemE.8": ["thmE.4", "lemE.1", "lem5.2"], "lemE.9": ["lemE.10", "lemE.11", "asm4.6"],
+    "thmE.4": ["lemE.5", "lemE.6", "lemB.5", "lemB.11", "lemB.17", "defE.3"], "lemE.6": ["lemE.5", "lemB.10"],
+    "thm5.5": ["thmB.19", "thm3.1", "lemF.3", "corB.18", "lemB.20"], "lemF.3": ["lemF.2"], "lemF.2": ["lemF.1", "lemB.9"],
+    "thm5.6": ["lemF.11", "thmF.9", "lemF.7"], "lemF.11": ["lemF.6", "lemF.10"], "lemF.10": ["lemF.4", "lemF.5"],
+    "thmF.9": ["thm3.1", "lemF.8"],
+    "thm6.2": ["thmA.7", "lemG.1", "def6.1"], "thmA.7": ["thmG.12"],
+    "thmG.12": ["lemG.5", "lemG.8", "thmG.9", "thmG.11", "thm5.6", "corB.18"],
+    "thmG.11": ["lemG.10", "asmA.5", "lemB.9"], "lemG.5": ["lemG.4", "lemG.6", "lemG.7"],
+    "lemG.4": ["lemG.2", "lemB.14", "lemB.16", "corB.18"], "lemG.1": ["lemG.2", "asmA.1", "asmA.2"],
+    "thmA.10": ["thmA.7", "asmA.8", "asmA.9"],
+    "lemB.9": ["thmB.3", "defB.8"], "lemB.11": ["lemB.10"], "lemB.12": ["lemB.11"], "corB.13": ["lemB.12"],
+    "lemB.14": ["lemB.10"], "lemB.16": ["thmB.3"], "lemB.17": ["lemB.16", "lemB.1"], "corB.18": ["lemB.16", "lemB.17"],
+    "thmB.19": ["lemB.20", "lemB.15", "lemB.16", "thm3.1"],
+    "thmH.2": ["lemH.3", "lemB.9", "defH.1"], "lemA.4": ["defB.8"], "thmG.9": ["lemA.4", "thm3.1"],
+}
+
+# Items that cannot be checked numerically, with the reason (spec §3, class N and D).
+NOT_CHECKABLE: dict[str, str] = {
+    "asm4.6": "non-branching of a Clarke/Filippov flow is a statement about all trajectories from a point; "
+              "no finite computation certifies uniqueness (spec §3.1). Assumed wherever used.",
+    "asmA.6": "non-branching of all trajectories from a configuration is not finitely checkable (spec §3.1).",
+    "lemF.4": "existence of a definable desingularising function (o-minimal geometry); no numerical witness (spec §3.7).",
+    "lemF.5": "existence of a definable desingularising function (o-minimal geometry); no numerical witness (spec §3.7).",
+    "lemF.7": "finiteness of the set of asymptotic Clarke critical values of a definable function (o-minimality); "
+              "not numerically checkable (spec §3.7).",
+    "lemF.10": "existence of a desingularising Psi with two KL inequalities; not numerically checkable (spec §3.7).",
+    "lemF.11": "path-length bound through an unknown desingularising function Psi; only a proxy (fitted power of the "
+               "margin gap) could be recorded (spec §3.7).",
+    "def5.1": "definition: the M-norm, implemented as theorems.lyu2021.common.norm_M and exercised by lem5.2 and lemB.10.",
+    "defB.6": "definition: Clarke KKT point; implemented through verify.numerics.margin.two_layer_kkt_residual (Def B.8 form).",
+    "defB.7": "definition: KKT-margin direction of a homogeneous net; the two-layer form Def B.8 is the one computed.",
+    "defB.8": "definition: KKT-margin direction of a two-layer net; implemented as the LP two_layer_kkt_residual and "
+              "exercised by lemB.9, lemA.4, lemF.3 and ex.I1.1.*.",
+    "def6.1": "definition: the hinted data set, built by fixture family lyu.hinted (which verifies w* and the margins).",
+    "defE.3": "definition: well-aligned parameter vectors; the symmetric construction w_k = b_k mubar, a_k = b_k is used in lem5.2.",
+    "defH.1": "definition: orthogonal separability, implemented as the hypothesis predicate 'orthogonally separable (Def H.1)'.",
+    "def3.3": "definition: the max-margin linear separator w*, computed by verify.numerics.margin.svm_origin "
+              "(KKT residuals recomputed); used by every claim through the fixtures' w_star.",
+    "asm3.2": "assumption: implemented as the hypothesis predicate 'linearly separable (Asm 3.2)' (certified SVM), "
+              "evaluated on every fixture of the claims that assume it.",
+    "asm4.1": "assumption: implemented as the hypothesis predicate 'symmetric data (Asm 4.1)' (exact structural check), "
+              "evaluated on every fixture; non-symmetric negative controls (lyu.sym.broken, lyu.gen.*) exercise it.",
+    "asm4.5": "assumption: implemented as the hypothesis predicate '<mu, x_i> != 0 (Asm 4.5)'; the symmetric fixture "
+              "families redraw until it holds with slack 1e-6.",
+    "asmA.1": "assumption: implemented as asm_a1_slack (theorems.lyu2021.appendix_gh), searched over candidate "
+              "directions in lemG.1 (only 'holds' is certain).",
+    "asmA.2": "assumption: implemented as the hypothesis predicate 'Asm A.2' (exact formula; equivalence with the cone "
+              "form checked by lemG.2).",
+    "asmA.3": "assumption: implemented as the hypothesis predicate 'Asm A.3' (||mu+|| - ||mu-||).",
+    "asmA.5": "assumption: implemented as the hypothesis predicate 'Asm A.5 (via the all-negative oracle of Lemma G.10, "
+              "d = 2)' (exact SOCP; its identity with the minimax is checked by lemG.10).",
+    "asmA.8": "assumption: implemented as the hypothesis predicate 'Asm A.8' (||mu-|| - ||mu+||), used by thmA.10.",
+    "asmA.9": "assumption (mirrored A.5, printed with a_k <= 0; by label-flip symmetry the natural mirror restricts to "
+              "a_k >= 0, §5 E17): not used as a predicate; thmA.10 is checked on label-flipped hinted data where the "
+              "mirrored condition is A.5 of the original data.",
+}
+
+
+def statement(key: str) -> str:
+    return ITEMS[key][2]
+
+
+def title(key: str) -> str:
+    return ITEMS[key][1]
+
+
+def kind(key: str) -> str:
+    return ITEMS[key][0]
+
+
+def uses(key: str) -> list[str]:
+    return [P + u for u in USES.get(key, [])]
+
+
+def item(key: str) -> dict:
+    """Keyword arguments for ``claim``/``not_checkable``: kind, statement, title, uses."""
+    return {"kind": kind(key), "statement": statement(key), "title": title(key), "uses": uses(key)}
+
+
+DEFERRED_REASON = ("checkable in principle (spec §3, class {cls}) but not implemented in this version of the harness; "
+                   "{plan}")
+
+DEFERRED: dict[str, tuple[str, str]] = {
+    "lemE.8": ("A", "covered in substance by lem5.4 (limits for lambda0 t in {-2, 0, 2}), not judged separately"),
+    "lemE.9": ("A", "extension of the lem5.4 series past t0; non-branching assumed (Asm 4.6)"),
+    "lemF.6": ("P", "needs the radial/tangential min-norm Clarke decomposition of d gamma~/dt along I1 trajectories"),
+    "lemF.8": ("A", "beta(t_j) -> 1 along a sequence: a prototype evaluating beta at normalised-GD snapshots gave "
+                    "non-monotone values (0.25, 0.33, 0.20, 0.17 on a gen.gauss run) because single iterates jitter at large "
+                    "margins; an existence-of-a-sequence statement needs a dense GF record"),
+    "thmF.9": ("A", "proxy ||theta|| ||grad gamma~|| -> 0: a prototype gave 4.6e-3, 8.5e-4 then non-monotone values along "
+                    "normalised-GD snapshots (iterate jitter); needs an accurate late-phase flow"),
+    "lemG.4": ("T+A", "sigma-free entry time T0 into s_k C_{delta/3} for balanced small inits"),
+    "lemG.5": ("T", "non-symmetric Phase-I decomposition with lambda0+ = ||mu+||/2 (E1')"),
+    "lemG.8": ("A", "the negative-neuron mass decays like sigma^(2 kappa); the one-neuron limit is covered by thmA.7"),
+    "thmG.12": ("A+S", "covered by the thmA.7 runs (small sigma), not judged as a subsequence statement"),
+}
+
+
+def register_remaining() -> None:
+    """Register every catalogue item that no claim module registered, as not checkable with its reason."""
+    for key in ITEMS:
+        cid = P + key
+        if cid in REGISTRY:
+            continue
+        if key in NOT_CHECKABLE:
+            reason = NOT_CHECKABLE[key]
+        elif key in DEFERRED:
+            cls, plan = DEFERRED[key]
+            reason = DEFERRED_REASON.format(cls=cls, plan=plan)
+        else:
+            reason = "checkable in principle (see spec §3) but not implemented in this version of the harness"
+        not_checkable(cid, reason=reason, **item(key))

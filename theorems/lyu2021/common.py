@@ -1,0 +1,156 @@
+"""Paper-specific objects of Lyu et al. (2021): G, mu~, lambda0, the M-norm, pi_b, initialisations,
+the one-neuron data x^+-, and cached reference values. Formulas follow the spec's §1 (corrected
+where §5 says so; the paper-literal values are kept for negative controls)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from verify.numerics.margin import svm_origin
+from verify.numerics.nets import activation, activation_derivative, forward, parameter_norm_sq
+
+phi = activation
+
+
+def sym_partner(n: int) -> np.ndarray:
+    """Partner index i' of Asm 4.1 (canonical order): x_{i'} = -x_i."""
+    h = n // 2
+    return np.concatenate([np.arange(h, n), np.arange(h)])
+
+
+def asm41_residual(X: np.ndarray, y: np.ndarray) -> float:
+    """max |x_i + x_{i'}| + label mismatch (0 iff Asm 4.1 holds in canonical order)."""
+    n = len(y)
+    if n % 2:
+        return np.inf
+    h = n // 2
+    lab = float(np.any(y[:h] != 1) or np.any(y[h:] != -1))
+    return float(np.max(np.abs(X[:h] + X[h:]))) + lab
+
+
+@lru_cache(maxsize=512)
+def _svm(Xb: bytes, shape: tuple, yb: bytes):
+    X = np.frombuffer(Xb).reshape(shape)
+    y = np.frombuffer(yb)
+    r = svm_origin(X, y)
+    if not r.success:
+        raise ValueError(f"svm_origin failed: {r.message}")
+    return np.array(r.direction), float(np.min(y * (X @ r.direction)))
+
+
+def svm(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
+    """(w*, gamma_lin) with gamma_lin := min_i y_i <w*, x_i> (Def 3.3), cached by data bytes."""
+    X = np.ascontiguousarray(X, dtype=float)
+    y = np.ascontiguousarray(y, dtype=float)
+    return _svm(X.tobytes(), X.shape, y.tobytes())
+
+
+def plus_data(X, y, alpha) -> np.ndarray:
+    """x_i^+ = x_i if y_i = 1 else alpha x_i (App. A.1)."""
+    return np.where(y[:, None] > 0, X, alpha * X)
+
+
+def minus_data(X, y, alpha) -> np.ndarray:
+    """x_i^- = alpha x_i if y_i = 1 else x_i (App. A.1, corrected second clause, §5 E11)."""
+    return np.where(y[:, None] > 0, alpha * X, X)
+
+
+def mu_pm(X, y, alpha) -> tuple[np.ndarray, np.ndarray]:
+    """mu+- = (1/n) sum_i y_i x_i^+- (eq. (6))."""
+    return y @ plus_data(X, y, alpha) / len(y), y @ minus_data(X, y, alpha) / len(y)
+
+
+def svm_plus(X, y, alpha) -> tuple[np.ndarray, float]:
+    """(w+, gamma+) = max-margin direction and margin of (x_i^+, y_i) (App. A.1)."""
+    return svm(plus_data(X, y, alpha), y)
+
+
+def G_value(w: np.ndarray, X, y, alpha) -> np.ndarray:
+    """G(w) = (-l'(0)/n) sum_i y_i phi(<w, x_i>) = (1/(2n)) sum_i y_i phi(<w, x_i>) (Sec. 5.1)."""
+    return phi(w @ X.T, alpha) @ y / (2 * len(y))
+
+
+def G_grad(w: np.ndarray, X, y, alpha, at_kink=None) -> np.ndarray:
+    """grad G(w) = (1/(2n)) sum_i y_i phi'(<w, x_i>) x_i (differentiable points)."""
+    return (activation_derivative(w @ X.T, alpha, at_kink) * y) @ X / (2 * len(y))
+
+
+def mu_tilde(X, y, alpha, literal: bool = False) -> np.ndarray:
+    """mu~ = grad G = ((1+alpha)/4) mu on symmetric data (corrected, §5 E1); ``literal``: the paper's
+    ((1+alpha)/2) mu."""
+    mu = y @ X / len(y)
+    return ((1 + alpha) / (2 if literal else 4)) * mu
+
+
+def lambda0(X, y, alpha, literal: bool = False) -> float:
+    """lambda0 = ||mu~|| = max_{||w||=1} |G(w)| on symmetric data (corrected unless ``literal``)."""
+    return float(np.linalg.norm(mu_tilde(X, y, alpha, literal)))
+
+
+def norm_M(W: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """||theta||_M = max_k max{||w_k||, |a_k|} (Def 5.1); batched over leading axes."""
+    return np.maximum(np.linalg.norm(W, axis=-1), np.abs(a)).max(axis=-1)
+
+
+def linear_net(w_star: np.ndarray, m: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """theta_lin = (1/2)(w*, -w*, 1, -1), padded with zero neurons to width m (unit norm)."""
+    W = np.zeros((m, len(w_star)))
+    a = np.zeros(m)
+    W[0], W[1] = w_star / 2, -w_star / 2
+    a[0], a[1] = 0.5, -0.5
+    return W, a
+
+
+def embed(b: np.ndarray, W2: np.ndarray, a2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """pi_b: two-neuron theta^ = (w^1, w^2, a^1, a^2) to width len(b) (Sec. 5.2, App. G.4).
+
+    b_k > 0: (w_k, a_k) = (b_k/b+)(w^1, a^1); b_k < 0: (b_k/b-)(w^2, a^2); b_k = 0: zero neuron, with
+    b+ = sqrt(sum_{b_j>0} b_j^2), b- = -sqrt(sum_{b_j<0} b_j^2). Linear in theta^ for fixed b.
+    """
+    b = np.asarray(b, dtype=float)
+    bp = np.sqrt(np.sum(b[b > 0] ** 2))
+    bm = -np.sqrt(np.sum(b[b < 0] ** 2))
+    if (bp == 0 and (np.any(W2[0] != 0) or a2[0] != 0)) or (bm == 0 and (np.any(W2[1] != 0) or a2[1] != 0)):
+        raise ValueError("b is not compatible with theta^ (b+ or b- is zero for a nonzero neuron)")
+    c0 = np.where(b > 0, b / (bp if bp else 1.0), 0.0)
+    c1 = np.where(b < 0, b / (bm if bm else -1.0), 0.0)
+    return c0[:, None] * W2[0] + c1[:, None] * W2[1], c0 * a2[0] + c1 * a2[1]
+
+
+def d_init(rng: np.random.Generator, B: int, m: int, d: int, c_a: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """thetabar0 ~ D_init(1): w_k ~ N(0, I_d), a_k ~ N(0, c_a^2), batched (B, m, d), (B, m) (Sec. 4.2)."""
+    return rng.normal(size=(B, m, d)), c_a * rng.normal(size=(B, m))
+
+
+def d_tilde_init(rng: np.random.Generator, B: int, m: int, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """theta~0 ~ D~_init(1): w_k ~ N(0, I), s_k ~ Unif{+-1}, a_k = s_k ||w_k|| (Sec. 6). Returns (W, a, s)."""
+    W = rng.normal(size=(B, m, d))
+    s = rng.choice([-1.0, 1.0], size=(B, m))
+    return W, s * np.linalg.norm(W, axis=-1), s
+
+
+def bbar(W0: np.ndarray, a0: np.ndarray, mubar: np.ndarray) -> np.ndarray:
+    """bbar_k = (<wbar_k, mubar> + abar_k) / (2 sqrt(m) ||thetabar0||_M) (Lemma 5.2); batched."""
+    m = a0.shape[-1]
+    return (W0 @ mubar + a0) / (2 * np.sqrt(m) * norm_M(W0, a0)[..., None])
+
+
+def good_embedding(b: np.ndarray) -> np.ndarray:
+    """b is a good embedding vector: all entries nonzero, at least one positive and one negative."""
+    return np.all(b != 0, axis=-1) & np.any(b > 0, axis=-1) & np.any(b < 0, axis=-1)
+
+
+def unit_function_distance(W, a, P, alpha, target) -> np.ndarray:
+    """sup over probe rows P of |f_{theta/||theta||}(x) - target(x)| (batched)."""
+    s = np.asarray(parameter_norm_sq(W, a))
+    f = forward(W, a, P, alpha) / s[..., None]      # f is 2-homogeneous: f_{theta/|theta|} = f_theta/|theta|^2
+    return np.max(np.abs(f - target(P)), axis=-1)
+
+
+def probes(rng: np.random.Generator, X: np.ndarray, k: int = 2000) -> np.ndarray:
+    """k random unit vectors plus the data points (spec fdist)."""
+    P = rng.normal(size=(k, X.shape[1]))
+    P /= np.linalg.norm(P, axis=1, keepdims=True)
+    return np.vstack([P, X])

@@ -1,0 +1,320 @@
+"""Section 6 and Appendix A of Lyu et al. (2021): the hinted data set (Thm 6.2 and its suboptimality),
+the non-symmetric theorems A.7 and A.10, and Lemma A.4 / Theorem G.9 (one positive neuron)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fixtures.lyu2021 import gen_gauss, hinted, hinted_small_h, sym_gauss
+from verify import Evidence, claim, family, hypothesis, judge_binomial, negative, random
+from verify import adversarial as adv
+from verify.numerics.global_margin import global_margin_oracle
+from verify.numerics.margin import two_layer_kkt_residual
+from verify.numerics.nets import activation, gradient, normalized_margin, parameter_norm_sq
+
+from . import catalogue as cat
+from .common import d_tilde_init, plus_data, probes, svm_plus, unit_function_distance
+from .dynamics import gd_until_margin, judge_floored_trend, ngd_horizons
+from .hyps import asmA2, asmA3, holds, separable, wplus_wstar
+
+# ---------------------------------------------------------------------------------------------
+# Assumption A.5 through Lemma G.10's all-negative oracle (exact in d = 2)
+
+
+def best_negative_margin(X, y, alpha, S):
+    """sup over all-negative nets (a_k <= 0, any width) of min_{i in S} q_i/||theta||^2 (exact SOCP, d = 2).
+    Returns -inf when no all-negative net has positive margins on S."""
+    res = global_margin_oracle(X[S], y[S], alpha, signs=(-1.0,))
+    if res.status in ("infeasible", "infeasible_inaccurate"):
+        return -np.inf, res.status
+    return float(res.gamma), res.status
+
+
+def support_plus(X, y, alpha, tol=1e-8):
+    """S+ = argmin_i y_i <w+, x_i^+> (relative tolerance)."""
+    wp, gp = svm_plus(X, y, alpha)
+    marg = y * (plus_data(X, y, alpha) @ wp)
+    return np.flatnonzero(marg <= gp * (1 + tol)), wp, gp
+
+
+def _a5(fx):
+    X, y, al = fx["X"], fx["y"], fx["alpha"]
+    if X.shape[1] != 2:
+        return False, None, "A.5 is only decided exactly in d = 2"
+    S, _, gp = support_plus(X, y, al)
+    g, status = best_negative_margin(X, y, al, S)
+    return g < gp / 2 - 1e-9, gp / 2 - g, f"best all-negative margin on S+ = {g:.6g} vs gamma+/2 = {gp / 2:.6g} ({status})"
+
+
+asmA5 = hypothesis("Asm A.5 (via the all-negative oracle of Lemma G.10, d = 2)", _a5)
+
+
+# ---------------------------------------------------------------------------------------------
+# Theorem 6.2 / A.7 / A.10: balanced small initialisation on non-symmetric data
+
+
+@family("lyu.hinted.flipped")
+def hinted_flipped(rng, d=2, n0=4, alpha=0.5, gap=0.7, m=2, sigma=1e-8):
+    """The hinted data with labels flipped (Asm A.8 holds): the reversed case of App. A.3."""
+    fx = hinted.build(rng, d=d, n0=n0, alpha=alpha, gap=gap, m=m, sigma=sigma)
+    fx["y"] = -fx["y"]
+    return fx
+
+
+def balanced_runs(fx, B, signs=None):
+    """B seeds from D~_init(1) scaled by sigma: GD (eta 0.5) until q_min >= 0.05, then normalised GD
+    (eta 5e-2) to the margin horizons {0.5, 2, 8}. ``signs`` forces all s_k (negative controls)."""
+    X, y, al, m = fx["X"], fx["y"], fx["alpha"], fx["m"]
+    W0, a0, s = d_tilde_init(fx.rng, B, m, X.shape[1])
+    if signs is not None:
+        s = np.full_like(s, signs)
+        a0 = s * np.linalg.norm(W0, axis=-1)
+    sig = fx["sigma"]
+    W, a, _ = gd_until_margin(sig * W0, sig * a0, X, y, al, eta=0.5, q_target=0.05, max_steps=200_000)
+    H = [0.5, 2.0, 8.0]
+    return s, ngd_horizons(W, a, X, y, al, H, eta=5e-2, max_steps=120_000)
+
+
+def _one_neuron_limit(fx, target, success_sign, force_signs=None):
+    ev = Evidence()
+    X, al, m = fx["X"], fx["alpha"], fx["m"]
+    B = 4 if fx.profile == "quick" else 12
+    s, run = balanced_runs(fx, B, force_signs)
+    P = probes(fx.rng, X, 1000)
+    H = run.horizons
+    fd = np.array([unit_function_distance(run.W[j], run.a[j], P, al, target) for j in range(len(H))])
+    predicted = np.any(s == success_sign, axis=1)
+    ok = np.zeros(B, bool)
+    undecided = np.zeros(B, bool)
+    for b in range(B):
+        if not run.reached[-1, b]:
+            undecided[b] = True
+            continue
+        e = fd[:, b]
+        if e[-1] <= 3e-2 and (np.all(e[1:] <= 1.1 * e[:-1]) or e[-1] <= 3e-3):
+            ok[b] = True
+        elif not abs(e[-1] - e[-2]) <= 0.1 * e[-2]:
+            undecided[b] = True
+    judge_binomial("P(f_inf = target)", int(ok.sum() + undecided.sum()), B, 1 - 2.0 ** (-m), confidence=0.99, evidence=ev)
+    decided = ~undecided
+    ev.le(f"seeds contradicting the prediction (success iff some s_k = {success_sign:+.0f})",
+          int(np.sum(decided & (ok != predicted))), 0, atol=0)
+    neg_mass = []
+    for b in range(B):
+        Wf, af = run.W[-1, b], run.a[-1, b]
+        other = s[b] != success_sign
+        neg_mass.append(float((np.sum(Wf[other] ** 2) + np.sum(af[other] ** 2)) / parameter_norm_sq(Wf, af)))
+    ev.record(successes=int(ok.sum()), undecided=int(undecided.sum()), predicted_successes=int(predicted.sum()),
+              final_function_distance=fd[-1], other_sign_mass=neg_mass, signs=s)
+    return ev
+
+
+def _half_phi(w, al, sign=1.0):
+    def target(Z):
+        z = sign * (Z @ w)
+        return sign * 0.5 * activation(z, al)
+    return target
+
+
+@claim("lyu2021.thm6.2", **cat.item("thm6.2"), hypotheses=[separable, asmA2, asmA3, wplus_wstar, asmA5],
+       fixtures=[random(hinted, gap=0.7, n0=4, m=2, sigma=1e-8),
+                 random(hinted, gap=0.7, n0=4, m=1, sigma=1e-8, profiles=("standard", "thorough")),
+                 adv(hinted, gap=0.5, n0=6, m=3, sigma=1e-8), negative(hinted_small_h, gap=0.7, n0=4, sigma=1e-8),
+                 negative(hinted, gap=0.7, n0=4, m=2, sigma=1e-8, mutation="target (1/2)<w*, x> (linear function)")],
+       judged_by="per seed from D~_init(1): GD then normalised GD to margin horizons; success iff the function distance to "
+                 "(1/2)phi(<w*,x>) is <= 3e-2 and shrinking; Clopper-Pearson (99%) vs 1 - 2^-m (undecided seeds counted as "
+                 "successes); per-seed prediction success iff some s_k = +1. Suboptimality: lyu2021.thm6.2.suboptimal",
+       timeout_s=900)
+def thm6_2(fx):
+    if not holds(asmA2, fx):
+        ev = Evidence()
+        ev.note("hypotheses unmet: not run")
+        return ev
+    w = fx["w_star"]
+    al = fx["alpha"]
+    if fx.mutated("target (1/2)<w*, x> (linear function)"):
+        return _one_neuron_limit(fx, lambda Z: 0.5 * (Z @ w), 1.0)
+    return _one_neuron_limit(fx, _half_phi(w, al), 1.0)
+
+
+def theta_b(w, w_perp, b):
+    """The better net of spec §3: neurons (sqrt(c) w*, sqrt(c)), (+-sqrt(b) w_perp, sqrt(b)), c = 1/2 - 2b."""
+    c = 0.5 - 2 * b
+    W = np.stack([np.sqrt(c) * w, np.sqrt(b) * w_perp, -np.sqrt(b) * w_perp])
+    return W, np.array([np.sqrt(c), np.sqrt(b), np.sqrt(b)])
+
+
+@claim("lyu2021.thm6.2.suboptimal", kind="claim", title="Theorem 6.2 (the limit's margin is suboptimal)",
+       statement=r"On the hinted data the limit classifier $\frac12\phi(\langle w^*, x\rangle)$ attains only a suboptimal "
+                 r"normalised margin: some network has $\gamma > \gamma_+/2$.",
+       hypotheses=[separable, asmA2, asmA3, wplus_wstar], uses=["lyu2021.def6.1", "lyu2021.lemA.4"],
+       fixtures=[random(hinted), random(hinted, gap=0.7, n0=4), adv(hinted, k_fac=2.5), adv(hinted, alpha=0.25),
+                 negative(hinted, k_fac=0.02, mutation="K << 2 eps/(1-alpha): claim the certificate net beats gamma+/2"),
+                 negative(hinted, mutation="claim gamma_global = gamma+/2")],
+       judged_by="certificate net theta_b (1-D grid over b, margin recomputed exactly) and the exact 2-D global oracle "
+                 "(SOCP) both strictly above gamma+/2 = gamma(theta at the limit)")
+def thm6_2_suboptimal(fx):
+    ev = Evidence()
+    X, y, al = fx["X"], fx["y"], fx["alpha"]
+    w, wperp, gp = fx["w_star"], fx["w_perp"], fx["gamma_plus"]
+    W1 = np.stack([w / np.sqrt(2)])
+    lim = float(normalized_margin(W1, np.array([1 / np.sqrt(2)]), X, y, al))
+    ev.close("margin of the limit (w*/sqrt2, 1/sqrt2) = gamma+/2", lim, gp / 2, rtol=1e-9)
+    bs = np.linspace(1e-4, 0.2, 400)
+    gb = np.array([normalized_margin(*theta_b(w, wperp, b), X, y, al) for b in bs])
+    k = int(np.argmax(gb))
+    ev.record(best_b=bs[k], gamma_theta_b=gb[k], gamma_plus_half=gp / 2, K=fx["K"], eps=fx["eps"],
+              certificate_condition_K_over_2eps_1malpha=fx["K"] / (2 * fx["eps"] / (1 - al)))
+    if fx.mutated("claim gamma_global = gamma+/2"):
+        res = global_margin_oracle(X, y, al)
+        ev.close("global max margin (oracle) vs gamma+/2", res.gamma, gp / 2, rtol=1e-6)
+        return ev
+    ev.ge("certificate gamma(theta_b) - gamma+/2 (relative)", (gb[k] - gp / 2) / (gp / 2), 1e-6, rtol=0.0)
+    ev.certify(b=bs[k], W=theta_b(w, wperp, bs[k])[0], a=theta_b(w, wperp, bs[k])[1])
+    if X.shape[1] == 2 and not fx.mutated():
+        res = global_margin_oracle(X, y, al)
+        if res.status == "optimal":
+            ev.ge("exact global max margin (oracle witness) - gamma+/2 (relative)", (res.gamma_witness - gp / 2) / (gp / 2),
+                  1e-6, rtol=0.0)
+            ev.record(oracle=res.gamma, oracle_witness=res.gamma_witness)
+    return ev
+
+
+@claim("lyu2021.thmA.7", **cat.item("thmA.7"), hypotheses=[separable, asmA2, asmA3, asmA5],
+       fixtures=[random(hinted, gap=0.7, n0=4, m=2, sigma=1e-8),
+                 random(hinted, gap=0.7, n0=4, m=3, sigma=1e-8, alpha=0.3, profiles=("standard", "thorough")),
+                 adv(hinted, gap=0.5, n0=6, m=1, sigma=1e-8), negative(hinted_small_h, gap=0.7, n0=4, sigma=1e-8),
+                 negative(hinted, gap=0.7, n0=4, m=2, sigma=1e-8, mutation="target (1/2)<w+, x> (linear function)")],
+       judged_by="as thm6.2 with target (1/2)phi(<w+, x>) (w+ from the SVM on x^+); Clopper-Pearson (99%) vs 1 - 2^-m and "
+                 "per-seed prediction success iff some s_k = +1", timeout_s=900)
+def thmA_7(fx):
+    if not holds(asmA2, fx):
+        ev = Evidence()
+        ev.note("hypotheses unmet: not run")
+        return ev
+    X, y, al = fx["X"], fx["y"], fx["alpha"]
+    wp, _ = svm_plus(X, y, al)
+    if fx.mutated():
+        return _one_neuron_limit(fx, lambda Z: 0.5 * (Z @ wp), 1.0)
+    return _one_neuron_limit(fx, _half_phi(wp, al), 1.0)
+
+
+def _a8(fx):
+    from .common import mu_pm
+    mp, mm = mu_pm(fx["X"], fx["y"], fx["alpha"])
+    s = float(np.linalg.norm(mm) - np.linalg.norm(mp))
+    return s > 0, s, f"||mu-|| - ||mu+|| = {s:.3g}"
+
+
+asmA8 = hypothesis("Asm A.8", _a8, description="||mu+|| < ||mu-||")
+
+
+@claim("lyu2021.thmA.10", **cat.item("thmA.10"), hypotheses=[separable, asmA2, asmA8],
+       fixtures=[random(hinted_flipped), random(hinted_flipped, m=1, profiles=("standard", "thorough")),
+                 negative(hinted, gap=0.7, n0=4, m=2, sigma=1e-8),
+                 negative(hinted_flipped, mutation="target +(1/2)phi(<w-, x>)")],
+       judged_by="label-flipped hinted data; as thm6.2 with target -(1/2)phi(-<w-, x>); success iff some s_k = -1; "
+                 "plus the exact label-flip identity GD(flipped, (W, a)) = GD(original, (W, -a)) over 500 steps",
+       timeout_s=900)
+def thmA_10(fx):
+    ev_id = Evidence()
+    if not holds(asmA8, fx):
+        ev_id.note("hypotheses unmet: not run")
+        return ev_id
+    X, y, al = fx["X"], fx["y"], fx["alpha"]
+    from .common import svm
+    wm, _ = svm(np.where(y[:, None] > 0, al * X, X), y)
+    target = (lambda Z: 0.5 * activation(Z @ wm, al)) if fx.mutated() else _half_phi(wm, al, sign=-1.0)
+    ev = _one_neuron_limit(fx, target, -1.0)
+    W, a = fx.rng.normal(size=(fx["m"], X.shape[1])), fx.rng.normal(size=fx["m"])
+    W1, a1, W2, a2 = W.copy(), a.copy(), W.copy(), -a.copy()
+    for _ in range(500):
+        g1, h1 = gradient(W1, a1, X, y, al)
+        g2, h2 = gradient(W2, a2, X, -y, al)
+        W1, a1, W2, a2 = W1 - 0.1 * g1, a1 - 0.1 * h1, W2 - 0.1 * g2, a2 - 0.1 * h2
+    err = float(np.sqrt(np.sum((W1 - W2) ** 2) + np.sum((a1 + a2) ** 2)))
+    ev.le("label-flip identity error after 500 GD steps", err, 0.0, atol=1e-12)
+    return ev
+
+
+# ---------------------------------------------------------------------------------------------
+# Lemma A.4 and Theorem G.9: one positive neuron
+
+
+@claim("lyu2021.lemA.4", **cat.item("lemA.4"), hypotheses=[separable],
+       fixtures=[random(gen_gauss), random(sym_gauss), random(hinted, gap=0.7, n0=4), adv(gen_gauss, d=5, n=30),
+                 negative(gen_gauss, mutation="margin gamma+ (missing 1/2)")],
+       judged_by="(i) (w+/sqrt2, 1/sqrt2) is KKT (LP residual <= 1e-9) with margin gamma+/2 (1e-12); (ii) 100 other unit "
+                 "separators w of (x^+, y) give KKT residual >= 1e-3 at (w/sqrt2, 1/sqrt2); (iii) margin ascent over "
+                 "one-neuron nets with a >= 0 never beats gamma+/2")
+def lemA_4(fx):
+    ev = Evidence()
+    X, y, al = fx["X"], fx["y"], fx["alpha"]
+    wp, gp = svm_plus(X, y, al)
+    W1, a1 = (wp / np.sqrt(2))[None], np.array([1 / np.sqrt(2)])
+    r = two_layer_kkt_residual(W1, a1, X, y, alpha=al, tau_act=1e-9, tau_kink=1e-12)
+    ev.le("KKT residual at (w+/sqrt2, 1/sqrt2)", r.r_kkt, 0.0, atol=1e-9)
+    pred = gp if fx.mutated() else gp / 2
+    ev.close("gamma(w+/sqrt2, 1/sqrt2)", float(normalized_margin(W1, a1, X, y, al)), pred, rtol=1e-12)
+    rng = fx.rng
+    Xp = plus_data(X, y, al)
+    min_other, tried = np.inf, 0
+    while tried < 100:
+        v = wp + 0.3 * rng.normal(size=wp.size)
+        v /= np.linalg.norm(v)
+        if np.min(y * (Xp @ v)) <= 0 or np.linalg.norm(v - wp) < 1e-3:
+            continue
+        tried += 1
+        ro = two_layer_kkt_residual((v / np.sqrt(2))[None], a1, X, y, alpha=al, tau_act=1e-9, tau_kink=1e-12)
+        min_other = min(min_other, ro.r_kkt)
+    ev.ge("min KKT residual over 100 other separators (uniqueness probe)", min_other, 1e-3, rtol=0.0)
+    best = -np.inf
+    for _ in range(200):
+        v = rng.normal(size=wp.size)
+        v /= np.linalg.norm(v)
+        best = max(best, float(normalized_margin((v / np.sqrt(2))[None], a1, X, y, al)))
+    ev.le("best sampled one-neuron (a >= 0) margin", best, gp / 2, rtol=1e-12)
+    return ev
+
+
+@family("lyu.oneneuron")
+def one_neuron(rng, base="gen", d=3, n=12, alpha=0.5, scale=0.3, sign=1.0):
+    """Data plus a balanced one-neuron start a = sign ||w||, with <w, w*> > 0 (Thm G.9 hypotheses for sign = +1)."""
+    fx = (gen_gauss if base == "gen" else sym_gauss).build(rng, d=d, alpha=alpha, **({"n": n} if base == "gen" else {}))
+    w = scale * rng.normal(size=d) / np.sqrt(d)
+    w *= np.sign(w @ fx["w_star"])
+    fx.update(W0=w[None], a0=np.array([sign * np.linalg.norm(w)]), m=1)
+    return fx
+
+
+def _g9(fx):
+    ok = fx["a0"][0] > 0 and abs(fx["a0"][0] - np.linalg.norm(fx["W0"][0])) <= 1e-14 and fx["W0"][0] @ fx["w_star"] > 0
+    return ok, float(fx["a0"][0]), "a1 = ||w1|| > 0, <w1, w*> > 0"
+
+
+g9 = hypothesis("m = 1, a1(0) = ||w1(0)||, <w1(0), w*> > 0", _g9)
+
+
+@claim("lyu2021.thmG.9", **cat.item("thmG.9"), hypotheses=[separable, g9],
+       fixtures=[random(one_neuron), random(one_neuron, base="sym", d=4), adv(one_neuron, d=5, n=40, scale=3.0),
+                 negative(one_neuron, sign=-1.0)],
+       judged_by="GD then normalised GD to margin horizons; parameter distance to (w+, 1)/sqrt2 judged by judge_trend "
+                 "(tolerance 1e-2)")
+def thmG_9(fx):
+    ev = Evidence()
+    if not holds(g9, fx):
+        ev.note("hypotheses unmet: not run")
+        return ev
+    X, y, al = fx["X"], fx["y"], fx["alpha"]
+    wp, _ = svm_plus(X, y, al)
+    W, a, _ = gd_until_margin(fx["W0"][None], fx["a0"][None], X, y, al, eta=0.1, q_target=1.0)
+    H = [100, 400, 1600]
+    run = ngd_horizons(W, a, X, y, al, H, eta=1e-2, q_ref=200)
+    if not run.reached[-1, 0]:
+        return ev.inconclusive("last horizon not reached")
+    tgt = np.concatenate([wp, [1.0]]) / np.sqrt(2)
+    dist = []
+    for j in range(len(H)):
+        th = np.concatenate([run.W[j, 0, 0], run.a[j, 0]])
+        dist.append(float(np.linalg.norm(th / np.linalg.norm(th) - tgt)))
+    return judge_floored_trend("distance to (w+, 1)/sqrt2", H, dist, 1e-2, ev)
