@@ -181,6 +181,13 @@ def test_claim_status_aggregation():
     assert st["status"] == S.ST_REFUTED and st["as_expected"]
     st = claim_status(exp, [_res("p.a", "random", "pass", [S.PASS, S.REFUTED]), _res("p.a", "negative", "vacuous")])
     assert st["status"] == S.VERIFIED and not st["as_expected"]  # an expected refutation that vanished is news
+    slow = {**c, "expected": "inconclusive"}
+    for verdict, status in (("pass", S.VERIFIED), ("inconclusive", S.ST_INCONCLUSIVE)):
+        st = claim_status(slow, [_res("p.a", "random", verdict, [S.PASS, S.INCONCLUSIVE]),
+                                 _res("p.a", "negative", "refuted")])
+        assert st["status"] == status and st["as_expected"]
+    st = claim_status(slow, [_res("p.a", "random", "refuted", [S.PASS, S.INCONCLUSIVE])])
+    assert st["status"] == S.ST_REFUTED and not st["as_expected"]
 
 
 def test_fully_verified_needs_everything_used_verified():

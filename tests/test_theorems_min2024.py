@@ -1,4 +1,4 @@
-"""Fast unit tests of the Min et al. (2024) helpers, fixtures and the polar-flow numerics."""
+"""Fast unit tests of the Min et al. (2024) helpers and fixtures, and of how they use the shared numerics."""
 
 from __future__ import annotations
 
@@ -12,24 +12,22 @@ from theorems.min2024.common import (
     OTHER,
     PLUS,
     constants,
+    flow_field,
+    log_norm_rates,
+    margin_loss,
     membership,
     mu_of,
+    neg_loss_derivative,
+    polar_outputs,
+    total_loss,
     zeta1_star,
     zeta2_star,
 )
 from theorems.min2024.constants_claims import harmonic, longest_path
+from theorems.min2024.experiments import _first_layer_gd, _gd_record
 from theorems.min2024.geometry import sdead_nonempty
-from verify.numerics.polar_flow import (
-    direct_field,
-    euler_polar,
-    loss_value,
-    neg_loss_derivative,
-    network_output,
-    polar_field,
-    polar_outputs,
-    simulate_direct,
-    simulate_polar,
-)
+from verify.numerics.flow import integrate_flow, simulate_log_scale
+from verify.numerics.nets import forward, gradient, unflatten_params
 
 
 @pytest.mark.parametrize("mu", [0.9, 0.5, 0.1, 1e-3])
@@ -79,55 +77,95 @@ def test_path_dp_matches_closed_form():
         assert longest_path(n_pos, n_neg) == pytest.approx(harmonic(n_neg) + 0.5 + harmonic(n_pos - 1))
 
 
-@pytest.mark.parametrize("loss", ["exp", "logistic", "logistic2", "square"])
+@pytest.mark.parametrize("loss", ["exp", "logistic", "logistic2"])
 def test_loss_derivative_matches_finite_difference(loss):
     y = np.array([1.0, -1.0, 1.0])
     f = np.array([0.3, -0.7, 2.0])
     h = 1e-6
-    fd = -(loss_value(loss, y, f + h) - loss_value(loss, y, f - h)) / (2 * h)
+    fd = [-(total_loss(loss, y[i:i + 1], f[i:i + 1] + h) - total_loss(loss, y[i:i + 1], f[i:i + 1] - h)) / (2 * h)
+          for i in range(3)]
     assert np.allclose(neg_loss_derivative(loss, y, f), fd, rtol=1e-6, atol=1e-9)
 
 
-def test_polar_field_matches_direct_field():
+def test_logistic2_is_twice_logistic():
+    q = np.linspace(-5, 5, 11)
+    assert np.allclose(margin_loss("logistic2").value(q), 2 * margin_loss("logistic").value(q), rtol=1e-14)
+
+
+def test_polar_rates_match_direct_field():
     rng = np.random.default_rng(5)
     X, y = wellsep_data(rng, 3, 3, 4, 0.5)
     W = rng.normal(size=(5, 4))
     s = np.array([1.0, -1.0, 1.0, 1.0, -1.0])
     v = s * np.linalg.norm(W, axis=1)
-    dW, dv = direct_field(W, v, X, y)
+    dW, dv = flow_field(W, v, X, y)
     rho = np.log(np.linalg.norm(W, axis=1))
     U = W / np.exp(rho)[:, None]
-    dU, drho, _ = polar_field(U, rho, s, X, y)
-    assert np.allclose(dW, np.exp(rho)[:, None] * (dU + drho[:, None] * U))
+    drho = log_norm_rates(U, rho, s, X, y)
+    assert np.allclose(np.einsum("jd,jd->j", dW, U), np.exp(rho) * drho)
     assert np.allclose(dv, s * np.exp(rho) * drho)
-    assert np.allclose(polar_outputs(X, U, rho, s), network_output(X, W, v))
+    assert np.allclose(polar_outputs(X, U, rho, s), forward(W, v, X))
 
 
-def test_polar_flow_underflow_regime_is_scale_free():
+def test_flow_field_uses_indicator_at_the_kink():
+    """sigma'(0) = leak: a neuron exactly on <x_1, w> = 0 gets no pull from x_1 (Def. 1, regular solution)."""
+    X = np.array([[1.0, 0.0], [0.0, 1.0]])
+    y = np.array([1.0, 1.0])
+    W = np.array([[0.0, 1.0]])
+    v = np.array([1.0])
+    dW, _ = flow_field(W, v, X, y)
+    assert dW[0, 0] == 0.0 and dW[0, 1] > 0
+
+
+def test_log_scale_flow_underflow_regime_is_scale_free():
     """Deep in the underflow regime the directions do not depend on log eps (exact eps -> 0 limit)."""
     rng = np.random.default_rng(6)
     X, y = wellsep_data(rng, 2, 2, 3, 0.6)
     W0, s = gaussian_init(rng, 4, 3)
     t = np.linspace(0, 2, 5)
-    a = simulate_polar(X, y, W0, np.full(4, -2000.0), s, t)
-    b = simulate_polar(X, y, W0, np.full(4, -5000.0), s, t)
-    assert a.ok and b.ok
-    assert np.allclose(a.U, b.U, atol=1e-12)
-    assert np.allclose(a.rho - a.rho[0], b.rho - b.rho[0], atol=1e-10)
+    a, b = (simulate_log_scale(W0, np.full(4, le), s, X, y, loss=margin_loss("exp"), reduction="sum", t_end=2.0,
+                               t_eval=t) for le in (-2000.0, -5000.0))
+    assert a.success and b.success
+    assert np.allclose(a.history["directions"], b.history["directions"], atol=1e-12)
+    assert np.allclose(a.history["log_norms"] - a.history["log_norms"][0],
+                       b.history["log_norms"] - b.history["log_norms"][0], atol=1e-10)
 
 
-def test_direct_flow_conserves_balancedness_and_euler_agrees():
+def test_direct_flow_is_balanced_and_agrees_with_log_scale_flow():
+    """The direct (W, v) flow of early.py and the polar flow of common.py solve the same ODE."""
     rng = np.random.default_rng(7)
     X, y = wellsep_data(rng, 2, 2, 3, 0.6)
     W0, s = gaussian_init(rng, 4, 3)
     W0 = 1e-3 * W0
     v0 = s * np.linalg.norm(W0, axis=1)
-    t, W, v, ok = simulate_direct(X, y, W0, v0, np.linspace(0, 1, 3), atol=1e-16)
-    assert ok
+    t = np.linspace(0, 1, 3)
+    d = integrate_flow(W0, v0, X, y, loss=margin_loss("exp"), reduction="sum", t_end=1.0, t_eval=t, atol=1e-16,
+                       error_estimate=False)
+    W, v = unflatten_params(d.history["theta"], 4, 3)
+    assert d.success
     assert np.abs(v ** 2 - (W ** 2).sum(2)).max() < 1e-9 * (W ** 2).sum(2).max()
-    e = euler_polar(X, y, W0, np.log(np.linalg.norm(W0, axis=1)), s, 1e-4, 10000, record_every=10000)
-    # explicit Euler is first order: relative error O(dt * t * Lipschitz) ~ 1e-3 here
-    assert np.allclose(e.U[-1] * np.exp(e.rho[-1])[:, None], W[-1], rtol=2e-3, atol=0)
+    p = simulate_log_scale(W0, np.log(np.linalg.norm(W0, axis=1)), s, X, y, loss=margin_loss("exp"),
+                           reduction="sum", t_end=1.0, t_eval=t)
+    Wp = np.exp(p.history["log_norms"])[..., None] * p.history["directions"]
+    assert np.allclose(Wp, W, rtol=1e-7, atol=0)
+
+
+def test_gd_helpers_match_plain_gradient_steps():
+    rng = np.random.default_rng(9)
+    X, y = wellsep_data(rng, 2, 2, 3, 0.6)
+    W0, v0 = rng.normal(size=(2, 5, 3)), rng.normal(size=(2, 5))
+    its, Ws, vs = _gd_record(X, y, W0, v0, 1e-2, 6, 3)
+    W, v = W0[1], v0[1]
+    for _ in range(6):
+        dW, dv = gradient(W, v, X, y, loss="logistic", at_kink=0.0, reduction="sum")
+        W, v = W - 1e-2 * dW, v - 1e-2 * dv
+    assert its.tolist() == [0, 3, 6] and Ws.shape == (3, 2, 5, 3)
+    assert np.allclose(Ws[-1, 1], W, rtol=1e-13) and np.allclose(vs[-1, 1], v, rtol=1e-13)
+    its1, Ws1 = _first_layer_gd(X, y, W0[0], v0[0], 1e-2, 4, 2)
+    W = W0[0]
+    for _ in range(4):
+        W = W - 1e-2 * gradient(W, v0[0], X, y, loss="logistic", at_kink=0.0, reduction="mean")[0]
+    assert its1.tolist() == [0, 2, 4] and np.allclose(Ws1[-1], W, rtol=1e-13)
 
 
 def test_digit_stand_in_is_nonnegative_before_centring():
@@ -135,20 +173,3 @@ def test_digit_stand_in_is_nonnegative_before_centring():
     assert (raw >= 0).all() and (raw @ raw.T >= 0).all()
     X = raw - raw.mean(0)
     assert np.allclose(X[y > 0].sum(0), -X[y < 0].sum(0))
-
-
-def test_polar_flow_agrees_with_event_driven_log_scale_integrator():
-    """Cross-check against verify.numerics.flow.simulate_log_scale (region by region, exact crossings)."""
-    flow = pytest.importorskip("verify.numerics.flow")
-    if not hasattr(flow, "simulate_log_scale"):
-        pytest.skip("simulate_log_scale not available")
-    rng = np.random.default_rng(6)
-    X, y = wellsep_data(rng, 3, 3, 4, 0.6, xnorm=(1.0, 1.5))
-    W0, s = gaussian_init(rng, 8, 4)
-    rho0 = -3000 + np.log(np.linalg.norm(W0, axis=1))
-    t = np.linspace(0, 10, 11)
-    a = simulate_polar(X, y, W0, rho0, s, t)
-    b = flow.simulate_log_scale(W0, rho0, s, X, y, t_end=10.0, t_eval=t)
-    assert a.ok and b.success
-    assert np.abs(a.U - b.history["directions"]).max() < 1e-7
-    assert np.abs(a.rho - b.history["log_norms"]).max() < 1e-6

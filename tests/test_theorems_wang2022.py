@@ -23,18 +23,20 @@ from fixtures.wang2022 import (
 from theorems.wang2022._numerics import (
     circle_max,
     clarke_alignment,
-    class_svm,
-    convex_dual,
-    dual_constraint_value,
-    enumerate_patterns,
-    is_orthogonally_separable,
-    lambda_tilde,
+    complete_patterns,
+    convex_dual_printed,
+    gd_to_margin,
     nonconvex_kkt,
     os_closed_form,
     per_point_network,
     solve_convex,
-    spike_free_margin,
 )
+from verify.numerics.convex import convex_dual, dual_certificate
+from verify.numerics.patterns import is_orthogonally_separable, is_spike_free
+
+
+def dual_value(X, lam, D):
+    return dual_certificate(lam, X, D).value
 
 
 def build(fam, seed=0, **params):
@@ -43,12 +45,12 @@ def build(fam, seed=0, **params):
 
 def test_pattern_count_is_covers_count_in_general_position():
     fx = build(gen_gauss, N=10, d=3)
-    assert enumerate_patterns(fx["X"]).shape[1] == 2 * sum(comb(9, k) for k in range(3))
+    assert complete_patterns(fx["X"]).shape == (2 * sum(comb(9, k) for k in range(3)), 10)
 
 
 def test_patterns_full_row_rank_are_all_sign_vectors():
     fx = build(sf_mmatrix, N=3, d=4)
-    assert enumerate_patterns(fx["X"]).shape[1] == 8
+    assert complete_patterns(fx["X"]).shape[0] == 8
 
 
 def test_F1_closed_form_optimum_and_dual():
@@ -58,9 +60,11 @@ def test_F1_closed_form_optimum_and_dual():
     P = 1 / np.linalg.norm(X[0]) + 1 / np.linalg.norm(X[1])
     assert sol["value"] == pytest.approx(1.28243, abs=1e-5)
     assert sol["value"] == pytest.approx(P, rel=1e-7)
-    assert convex_dual(X, y, sol["Dmat"])["value"] == pytest.approx(P, rel=1e-7)
+    assert convex_dual(X, y, sol["D"])["value"] == pytest.approx(P, rel=1e-7)
     assert os_closed_form(X, y)["P"] == pytest.approx(P, rel=1e-12)
-    assert dual_constraint_value(X, sol["lam"], sol["Dmat"]) == pytest.approx(1.0, abs=1e-6)
+    np.testing.assert_allclose(os_closed_form(X, y)["lam"], [-1 / np.linalg.norm(X[0]), 1 / np.linalg.norm(X[1])],
+                               rtol=1e-12)
+    assert dual_value(X, sol["lam"], sol["D"]) == pytest.approx(1.0, abs=1e-6)
 
 
 def test_SLIDE_optimum_and_clarke_gap():
@@ -84,23 +88,23 @@ def test_MC3_split_kkt_point_is_not_global():
     kkt = nonconvex_kkt(X, y, W1, w2, lam)
     assert kkt["max_residual"] < 1e-12
     assert float(np.sum(np.linalg.norm(W1, axis=0) * np.abs(w2))) == pytest.approx(3.2929, abs=1e-4)
-    assert dual_constraint_value(X, lam, sol["Dmat"]) == pytest.approx(1.2611, abs=1e-4)
+    assert dual_value(X, lam, sol["D"]) == pytest.approx(1.2611, abs=1e-4)
 
 
 def test_spike_free_criterion_on_named_data():
-    assert spike_free_margin(build(F1)["X"]) < 0
-    assert spike_free_margin(build(F2)["X"]) > 0
-    assert spike_free_margin(build(SLIDE)["X"]) > 0
-    assert spike_free_margin(build(OBTUSE_SAME)["X"]) < 0
-    assert spike_free_margin(build(sf_mmatrix, seed=3)["X"]) >= 0
+    assert not is_spike_free(build(F1)["X"])[0]
+    assert is_spike_free(build(F2)["X"])[0]
+    assert is_spike_free(build(SLIDE)["X"])[0]
+    assert not is_spike_free(build(OBTUSE_SAME)["X"])[0]
+    assert is_spike_free(build(sf_mmatrix, seed=3)["X"])[0]
 
 
 def test_orthogonal_separability_predicates():
-    assert is_orthogonally_separable(build(os_cones)["X"], build(os_cones)["y"])
+    assert is_orthogonally_separable(build(os_cones)["X"], build(os_cones)["y"])[0]
     fb = build(os_boundary, d=3)
-    assert is_orthogonally_separable(fb["X"], fb["y"])
+    assert is_orthogonally_separable(fb["X"], fb["y"])[0]
     fm = build(MC3_binary)
-    assert not is_orthogonally_separable(fm["X"], fm["y"])
+    assert not is_orthogonally_separable(fm["X"], fm["y"])[0]
     fs = build(mc_simplex)
     G = fs["X"] @ fs["X"].T
     same = np.equal.outer(fs["labels"], fs["labels"])
@@ -111,18 +115,35 @@ def test_orthogonal_separability_predicates():
 def test_pattern_nnls_matches_circle_grid():
     fx = build(gen_gauss, N=7, d=2)
     X = fx["X"]
-    Dmat = enumerate_patterns(X)
+    D = complete_patterns(X)
     rng = np.random.default_rng(1)
     for _ in range(5):
         lam = rng.normal(size=7)
-        assert dual_constraint_value(X, lam, Dmat) == pytest.approx(circle_max(X, lam), rel=1e-6)
+        assert dual_value(X, lam, D) == pytest.approx(circle_max(X, lam), rel=1e-6)
 
 
-def test_class_svm_and_lambda_tilde():
-    x = np.array([[3.0, 4.0]])
-    np.testing.assert_allclose(class_svm(x), x[0] / 25.0, atol=1e-12)
-    y = np.array([1.0, -1.0])
-    np.testing.assert_allclose(lambda_tilde(np.zeros(2), y), y / 2)
+def test_gd_to_margin_matches_plain_adaptive_step_gd():
+    """eta_k = eta0 / L_k on the summed logistic loss with sub-gradient 0 at kinks, frozen at q_min >= q_stop."""
+    fx = build(os_cones)
+    X, y = fx["X"], fx["y"]
+    rng = np.random.default_rng(4)
+    W1, w2 = 0.3 * rng.normal(size=(2, X.shape[1], 5)), 0.3 * rng.normal(size=(2, 5))
+    W1_ref, w2_ref = W1.copy(), w2.copy()
+    for b in range(2):
+        for _ in range(50):
+            Z = X @ W1_ref[b]
+            q = y * (np.maximum(Z, 0.0) @ w2_ref[b])
+            if q.min() >= 3.0:
+                break
+            lt = y / (1 + np.exp(q))
+            eta = 0.05 / np.sum(np.log1p(np.exp(-q)))
+            G1 = (X.T @ ((Z > 0) * lt[:, None])) * w2_ref[b]
+            G2 = np.maximum(Z, 0.0).T @ lt
+            W1_ref[b] += eta * G1
+            w2_ref[b] += eta * G2
+    W1_new, w2_new = gd_to_margin(X, y, W1, w2, eta0=0.05, q_stop=3.0, steps=50)
+    np.testing.assert_allclose(W1_new, W1_ref, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(w2_new, w2_ref, rtol=1e-10, atol=1e-12)
 
 
 def test_lemma9_boundary_counterexample():
@@ -143,24 +164,17 @@ def test_hitting_time_solves_comparison_ode():
     assert z == pytest.approx(c, abs=1e-12)
 
 
-def test_pattern_value_agrees_with_dual_constraint_value():
-    from theorems.wang2022._numerics import pattern_value
-
-    fx = build(gen_gauss, N=6, d=3)
-    X = fx["X"]
-    Dmat = enumerate_patterns(X)
-    lam = np.random.default_rng(2).normal(size=6)
-    best = max(pattern_value(X, lam, Dmat[:, j], s)[0] for j in range(Dmat.shape[1]) for s in (1.0, -1.0))
-    assert best == pytest.approx(dual_constraint_value(X, lam, Dmat), rel=1e-12)
-    value, u = pattern_value(X, lam, Dmat[:, 0], 1.0)
-    if value > 0:
-        assert lam @ (Dmat[:, 0] * (X @ u)) == pytest.approx(value, rel=1e-8)
+def test_printed_dual_sign_variant_matches_on_gaussian_data():
+    fx = build(gen_gauss, N=6, d=2)
+    X, y = fx["X"], fx["y"]
+    sol = solve_convex(X, y)
+    assert convex_dual_printed(X, y, sol["D"])["value"] == pytest.approx(sol["value"], rel=1e-6)
 
 
 def test_printed_dual_sign_variant_has_the_same_value():
     fx = build(SLIDE)
     sol = solve_convex(fx["X"], fx["y"])
-    printed = convex_dual(fx["X"], fx["y"], sol["Dmat"], printed_signs=True)
+    printed = convex_dual_printed(fx["X"], fx["y"], sol["D"])
     assert printed["value"] == pytest.approx(4.0, rel=1e-7)
 
 
@@ -173,3 +187,22 @@ def test_every_wang_family_builds_finite_data():
     for fam in fams:
         fx = build(fam)
         assert np.all(np.isfinite(fx["X"])) and set(np.unique(fx["y"])) <= {-1.0, 1.0}
+
+
+def test_one_sided_dual_values_match_circle_grid():
+    from theorems.wang2022.dual_feasibility import _max_positive, _rem1_values
+
+    X = build(SLIDE)["X"]
+    D = complete_patterns(X)
+    crit = np.arctan2(X[:, 1], X[:, 0])  # grid plus the breakpoints, where the maxima lie
+    phi = np.concatenate([np.linspace(0, 2 * np.pi, 200001), crit + np.pi / 2, crit - np.pi / 2])
+    U = np.stack([np.cos(phi), np.sin(phi)])
+    for lam in (np.array([1.0, -1.0]), np.array([1.0, 0.0]), np.array([-0.3, 2.0])):
+        grid = max(float(np.max(lam @ np.maximum(X @ U, 0.0))), 0.0)
+        assert _max_positive(X, lam, D) == pytest.approx(grid, rel=1e-8)
+        cone = np.all(X @ U >= 0, axis=0)
+        form1, plus, minus = _rem1_values(X, lam)
+        assert form1 == pytest.approx(float(np.max(np.abs(lam @ (X @ U[:, cone])))), rel=1e-6)
+        assert plus == pytest.approx(max(float(np.max(np.maximum(lam, 0) @ (X @ U[:, cone]))), 0.0), rel=1e-6)
+        assert minus == pytest.approx(max(float(np.max(-np.minimum(lam, 0) @ (X @ U[:, cone]))), 0.0), rel=1e-6)
+    assert _max_positive(X, np.array([1.0, -1.0]), D) == pytest.approx(0.5, rel=1e-12)  # spec E6

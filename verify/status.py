@@ -62,8 +62,12 @@ def claim_status(claim: dict, results: list[dict]) -> dict:
     else:
         status = S.VERIFIED
     expected = claim.get("expected")
-    if status in (S.NOT_CHECKABLE, S.NOT_RUN, S.VERIFIED):
-        as_expected = expected is None or status == S.NOT_RUN
+    if status in (S.NOT_CHECKABLE, S.NOT_RUN):
+        as_expected = True
+    elif status == S.VERIFIED:
+        # A claim recorded as inconclusive (a horizon beyond budget) that verifies is good news, not a
+        # failure; a recorded refutation that vanishes is news to look at.
+        as_expected = expected in (None, S.ST_INCONCLUSIVE)
     else:
         as_expected = expected == status
     # An expected refutation must still have its negative controls caught, and the unexpected

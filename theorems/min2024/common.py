@@ -1,6 +1,7 @@
 """Shared pieces for Min, Mallada & Vidal (2024): the paper's sets, explicit constants (App. C, D),
-hypothesis predicates (Assumptions 1-2, init (3), the eps condition (28)) and the cached simulation at
-the theorem's own initialisation scale (polar / log-norm state, :mod:`verify.numerics.polar_flow`).
+hypothesis predicates (Assumptions 1-2, init (3), the eps condition (28)), the paper's losses and field on
+top of :mod:`verify.numerics.nets`, and the cached simulation at the theorem's own initialisation scale
+(polar / log-norm state, :func:`verify.numerics.flow.simulate_log_scale`).
 
 Conventions (spec §0): descent flow, **sum** loss, ``s_j = sign(v_j(0))``, ``X`` rows are points,
 ``W0`` rows are neuron shapes, ``W(0) = eps W0``, ``X_max/X_min`` = max/min data norm and
@@ -15,18 +16,57 @@ from dataclasses import dataclass
 import numpy as np
 
 from verify import hypothesis
-from verify.numerics.polar_flow import (
-    PolarTrajectory,
-    euler_polar,
-    loss_value,
-    polar_outputs,
-    simulate_polar,
-)
+from verify.numerics.flow import FlowResult, simulate_log_scale
+from verify.numerics.nets import Loss, forward, get_loss, gradient, loss_value, loss_weights, scaled_loss
 
 DELTA = 1e-6        # zeta = (1 - DELTA) * best zeta (spec §1.8)
 MEMBER_TOL = 1e-9   # activation band tau = MEMBER_TOL * X_max (spec §3.0)
 
 PLUS, MINUS, DEAD, OTHER = 1, -1, 0, 2
+
+# ---------------------------------------------------------------------------------------------
+# Losses and the flow field (sum loss, sigma'(0) = leak: the regular solution, Def. 1)
+
+LOSSES = {"exp": get_loss("exponential"), "logistic": get_loss("logistic"),
+          "logistic2": scaled_loss("logistic", 2.0)}
+"""The fixtures' margin losses: ``e^{-q}``, ``log(1 + e^{-q})`` and App. B's ``2 log(1 + e^{-q})``."""
+
+
+def margin_loss(name: str) -> Loss:
+    """The :class:`~verify.numerics.nets.Loss` named ``name`` in :data:`LOSSES`."""
+    return LOSSES[name]
+
+
+def neg_loss_derivative(loss: str, y: np.ndarray, f: np.ndarray) -> np.ndarray:
+    """``g_i = -dl/dyhat (y_i, f_i) = y_i (-l'(y_i f_i))`` (the paper's ``g_i``)."""
+    return y * loss_weights(y * f, margin_loss(loss), reduction="sum")
+
+
+def total_loss(loss: str, y: np.ndarray, f: np.ndarray) -> float:
+    """``L = sum_i l(y_i f_i)`` (the paper's summed loss, in log domain)."""
+    return float(loss_value(y * f, margin_loss(loss), reduction="sum"))
+
+
+def flow_field(W: np.ndarray, v: np.ndarray, X: np.ndarray, y: np.ndarray, loss: str = "exp",
+               leak: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """``(dW/dt, dv/dt) = -grad L`` of the sum loss with ``sigma'(0) = leak`` (``1[z > 0]`` for ReLU)."""
+    dW, dv = gradient(W, v, X, y, alpha=leak, loss=margin_loss(loss), at_kink=leak, reduction="sum")
+    return -dW, -dv
+
+
+def polar_outputs(X: np.ndarray, U: np.ndarray, rho: np.ndarray, s: np.ndarray, shift: float = 0.0) -> np.ndarray:
+    """``e^{-2 shift} f(x_i) = sum_j s_j e^{2 (rho_j - shift)} relu(<u_j, x_i>)`` (balanced polar state)."""
+    return forward(U, s * np.exp(2.0 * (rho - shift)), X)
+
+
+def log_norm_rates(U: np.ndarray, rho: np.ndarray, s: np.ndarray, X: np.ndarray, y: np.ndarray,
+                   loss: str = "exp") -> np.ndarray:
+    """``d rho_j/dt = s_j <u_j, z_j>``, ``z_j = sum_i g_i 1[<x_i, u_j> > 0] x_i`` (balanced flow, polar form).
+
+    With ``a_j = s_j e^{2 rho_j}`` on unit ``u_j`` the net is the same function and ``dL/da_j = -<u_j, z_j>``.
+    """
+    return -s * gradient(U, s * np.exp(2.0 * rho), X, y, loss=margin_loss(loss), at_kink=0.0, reduction="sum")[1]
+
 
 # ---------------------------------------------------------------------------------------------
 # Data quantities
@@ -226,36 +266,45 @@ THEOREM_HYPS = [A1, A2, INIT, EPS_THM]
 
 @dataclass
 class Run:
-    """A polar trajectory with its fixture data and constants."""
+    """A polar trajectory (:func:`~verify.numerics.flow.simulate_log_scale`) with its fixture data and constants:
+    unit directions ``U[k]`` (h, D) and log-norms ``rho[k]`` (h,) at the saved times ``t[k]``."""
 
     X: np.ndarray
     y: np.ndarray
     s: np.ndarray
     c: Constants
     log_eps: float
-    traj: PolarTrajectory
+    flow: FlowResult
     loss: str
 
     @property
     def t(self) -> np.ndarray:
-        return self.traj.t
+        return self.flow.history["t"]
+
+    @property
+    def U(self) -> np.ndarray:
+        return self.flow.history["directions"]
+
+    @property
+    def rho(self) -> np.ndarray:
+        return self.flow.history["log_norms"]
 
     @property
     def tau(self) -> float:
         return MEMBER_TOL * self.c.x_max
 
     def members(self, k: int) -> np.ndarray:
-        return membership(self.X, self.y, self.traj.U[k], self.tau)
+        return membership(self.X, self.y, self.U[k], self.tau)
 
     def outputs(self, k: int, mask: np.ndarray | None = None) -> np.ndarray:
         """``f(x_i)`` at saved state ``k`` (0 where it underflows), restricted to neurons ``mask``."""
-        U, rho, s = self.traj.U[k], self.traj.rho[k], self.s
+        U, rho, s = self.U[k], self.rho[k], self.s
         if mask is not None:
             U, rho, s = U[mask], rho[mask], s[mask]
         return polar_outputs(self.X, U, rho, s)
 
     def loss_at(self, k: int) -> float:
-        return float(loss_value(self.loss, self.y, self.outputs(k)).sum())
+        return total_loss(self.loss, self.y, self.outputs(k))
 
 
 def time_grid(t_end: float, t_fine: float = 5.0, n_fine: int = 501, n_log: int = 400,
@@ -267,6 +316,9 @@ def time_grid(t_end: float, t_fine: float = 5.0, n_fine: int = 501, n_log: int =
     return np.unique(np.concatenate([fine, np.geomspace(t_fine, t_end, n_log), np.linspace(0, t_end, n_lin)]))
 
 
+NON_A1_HORIZON = 40.0   # simulated horizon on data violating Assumption 1 (negative controls)
+
+
 @functools.lru_cache(maxsize=16)
 def _run_cached(key: tuple, fx_holder: _Holder, t_end: float, extra_grid: tuple) -> Run:
     fx = fx_holder.fx
@@ -274,14 +326,13 @@ def _run_cached(key: tuple, fx_holder: _Holder, t_end: float, extra_grid: tuple)
     c = fixture_constants(fx)
     le = log_eps_of(fx)
     rho0 = le + np.log(np.linalg.norm(W0, axis=1))
+    if mu_of(X, y) <= 0:  # Assumption 1 fails: t1 and the fit horizon are infinite, and sliding modes are frequent
+        t_end = min(t_end, NON_A1_HORIZON)
     grid = np.unique(np.concatenate([time_grid(t_end), np.asarray(extra_grid, float)]))
     grid = grid[grid <= t_end]
-    if mu_of(X, y) > 0:
-        traj = simulate_polar(X, y, W0, rho0, s, grid, loss=fx["loss"])
-    else:  # sliding modes stall RK45 (spec §3.0): fixed-step Euler, shorter horizon
-        dt = 2e-3
-        traj = euler_polar(X, y, W0, rho0, s, dt, int(min(t_end, 40.0) / dt), loss=fx["loss"], record_every=5)
-    return Run(X, y, s, c, le, traj, fx["loss"])
+    flow = simulate_log_scale(W0, rho0, s, X, y, loss=margin_loss(fx["loss"]), reduction="sum", t_end=t_end,
+                              t_eval=grid, rtol=1e-10, atol=1e-12)
+    return Run(X, y, s, c, le, flow, fx["loss"])
 
 
 class _Holder:

@@ -11,7 +11,8 @@ import numpy as np
 from fixtures.min2024 import a2_violator, example_e34, paths, wellsep
 from fixtures.min2024 import wellsep_data as _data
 from verify import Evidence, adversarial, claim, hypothesis, negative, not_checkable, random
-from verify.numerics.polar_flow import network_output, simulate_direct
+from verify.numerics.flow import integrate_flow
+from verify.numerics.nets import forward, unflatten_params
 
 from .common import (
     A1,
@@ -20,6 +21,7 @@ from .common import (
     class_sums,
     constants,
     fixture_constants,
+    margin_loss,
     signed_units,
     zeta1_star,
     zeta2_star,
@@ -197,9 +199,11 @@ def _eq29(fx, factor: float) -> Evidence:
     T = c.T(np.log(eps1))
     W0 = eps1 * fx["W0"]
     v0 = fx["s"] * np.linalg.norm(W0, axis=1)
-    t, W, v, _ = simulate_direct(fx["X"], fx["y"], W0, v0, np.linspace(0, max(T, 1e-9), 101),
-                                 rtol=1e-10, atol=1e-15 * eps1)
-    fmax = max(float(np.abs(network_output(fx["X"], W[k], v[k])).max()) for k in range(len(t)))
+    t_end = max(T, 1e-9)
+    res = integrate_flow(W0, v0, fx["X"], fx["y"], loss=margin_loss(fx["loss"]), reduction="sum", t_end=t_end,
+                         t_eval=np.linspace(0, t_end, 101), rtol=1e-10, atol=1e-15 * eps1, error_estimate=False)
+    W, v = unflatten_params(res.history["theta"], *W0.shape)
+    fmax = float(np.abs(forward(W, v, fx["X"])).max())
     ev.record(ratio_bound=lemma3 / rhs29, measured_max_f_over_rhs29=fmax / rhs29, T=T)
     return ev
 

@@ -16,7 +16,8 @@ import numpy as np
 
 from fixtures.min2024 import digits, toy2d, two_point
 from verify import Evidence, adversarial, claim, hypothesis, negative, random
-from verify.numerics.polar_flow import gradient_descent, loss_value, network_output
+from verify.numerics.flow import gd_steps
+from verify.numerics.nets import forward, gradient, loss_value
 
 from .common import A1, cos, mu_of
 
@@ -24,6 +25,30 @@ LR, STEPS, H, ALPHA = 2e-3, 21000, 50, 1e-6
 GD_BAND = 1e-3
 CHECKPOINTS = (2000, 4000, 7000, 21000)
 STD = ("standard", "thorough")
+
+
+def _gd_record(X, y, W, v, lr, steps, every, reduction="sum"):
+    """Plain GD on both layers (logistic loss, ``1[z > 0]``), batched over a leading axis of ``W``, ``v``;
+    returns ``(iterations, W[k], v[k])`` every ``every`` steps, iteration 0 included."""
+    its, Ws, vs = [0], [W], [v]
+    for k in range(every, steps + 1, every):
+        W, v = gd_steps(W, v, X, y, lr=lr, steps=every, loss="logistic", at_kink=0.0, reduction=reduction)
+        its.append(k)
+        Ws.append(W)
+        vs.append(v)
+    return np.asarray(its), np.asarray(Ws), np.asarray(vs)
+
+
+def _first_layer_gd(X, y, W, v, lr, steps, every):
+    """GD on ``W`` only (``v`` fixed), mean logistic loss; ``(iterations, W[k])`` every ``every`` steps
+    (:func:`verify.numerics.flow.gd_steps` trains both layers)."""
+    its, Ws = [0], [W]
+    for k in range(1, steps + 1):
+        W = W - lr * gradient(W, v, X, y, loss="logistic", at_kink=0.0, reduction="mean")[0]
+        if k % every == 0:
+            its.append(k)
+            Ws.append(W)
+    return np.asarray(its), np.asarray(Ws)
 
 
 def _counts(X, y, W, v):
@@ -36,18 +61,15 @@ def _counts(X, y, W, v):
 
 
 @functools.lru_cache(maxsize=8)
-def _two_point_runs(a: float, seed: int, n_runs: int = 3, loss: str = "logistic"):
-    """GD runs of App. A.2/A.3 on ``x1 = [1,0]``, ``x2 = [sin a, cos a]`` (both y = +1), recorded every 1000 steps."""
+def _two_point_runs(a: float, seed: int, n_runs: int = 3):
+    """GD runs of App. A.2/A.3 on ``x1 = [1,0]``, ``x2 = [sin a, cos a]`` (both y = +1, summed logistic loss),
+    recorded every 1000 steps."""
     X = np.array([[1.0, 0.0], [np.sin(a), np.cos(a)]])
     y = np.ones(2)
     rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(n_runs):
-        W = rng.normal(scale=ALPHA, size=(H, 2))
-        v = rng.normal(scale=ALPHA, size=H)
-        its, Ws, vs = gradient_descent(X, y, W, v, LR, STEPS, loss=loss, record_every=1000)
-        out.append((its, Ws, vs))
-    return X, y, out
+    inits = [(rng.normal(scale=ALPHA, size=(H, 2)), rng.normal(scale=ALPHA, size=H)) for _ in range(n_runs)]
+    its, Ws, vs = _gd_record(X, y, np.stack([w for w, _ in inits]), np.stack([v for _, v in inits]), LR, STEPS, 1000)
+    return X, y, [(its, Ws[:, b], vs[:, b]) for b in range(n_runs)]
 
 
 def _partial_kept_sign(X, y, W, v, v0):
@@ -121,11 +143,6 @@ def fig9(fx):
     return ev
 
 
-def _digit_run(X, y, W, v, steps, train_v=True):
-    """GD on the mean logistic loss (step LR on the mean = LR / n on the sum)."""
-    return gradient_descent(X, y, W, v, LR / len(y), steps, loss="logistic", record_every=250, train_v=train_v)
-
-
 def _centred_a1(fx):
     mu = mu_of(fx["X"], fx["y"])
     raw_min = float((fx["raw"] @ fx["raw"].T).min())
@@ -148,9 +165,9 @@ CENTRED_A1 = hypothesis("Assumption 1 on the centred stand-in data", _centred_a1
 def fig5(fx):
     ev = Evidence()
     X, y = fx["X"], fx["y"]
-    its, Ws, vs = _digit_run(X, y, fx["W_init"], fx["v_init"], 30000)
+    its, Ws, vs = _gd_record(X, y, fx["W_init"], fx["v_init"], LR, 30000, 250, reduction="mean")
     xp, xm = X[y > 0].sum(0), X[y < 0].sum(0)
-    L = np.array([loss_value("logistic", y, network_output(X, W, v)).mean() for W, v in zip(Ws, vs)])
+    L = loss_value(y * forward(Ws, vs, X), "logistic")
     mincos = []
     for W, v in zip(Ws, vs):
         cp = cos(W[v > 0], xp) if (v > 0).any() else np.array([1.0])
@@ -188,8 +205,8 @@ def fig5(fx):
 def fig6(fx):
     ev = Evidence()
     X, y = fx["X"], fx["y"]
-    its, Ws, vs = gradient_descent(X, y, fx["W_init"], fx["v_init"], LR, 12000, loss="logistic", record_every=500)
-    L = [loss_value("logistic", y, network_output(X, W_, v_)).sum() for W_, v_ in zip(Ws, vs)]
+    its, Ws, vs = _gd_record(X, y, fx["W_init"], fx["v_init"], LR, 12000, 500)
+    L = loss_value(y * forward(Ws, vs, X), "logistic", reduction="sum")
     k = int(np.argmax(np.array(L) < 0.9 * L[0]))
     W, v = Ws[k], vs[k]
     # cosine band: a GD step moves a direction by ~ step * ||x||^2 = O(1e-3), so |cos(w_j, x_i)| <= 1e-3 is
@@ -216,10 +233,7 @@ def fig6(fx):
 def _phase_metrics(X, y, W, v):
     """The App. A.5 metrics with the full gradient of the mean loss (the paper's sums are over neurons, spec E26):
     norm change ``sum_j 2 <-grad_{w_j} L, w_j>`` and direction change ``sum_j ||P_{w_j}(-grad_{w_j} L)|| / ||w_j||``."""
-    from verify.numerics.polar_flow import direct_field
-
-    dW, _ = direct_field(W, v, X, y, "logistic")
-    dW = dW / len(y)
+    dW = -gradient(W, v, X, y, loss="logistic", at_kink=0.0, reduction="mean")[0]
     nrm = np.linalg.norm(W, axis=1, keepdims=True)
     u = W / nrm
     perp = dW - np.einsum("jd,jd->j", dW, u)[:, None] * u
@@ -238,8 +252,7 @@ def _phase_metrics(X, y, W, v):
 def fig12_13(fx):
     ev = Evidence()
     X, y = fx["X"], fx["y"]
-    its, Ws, vs = gradient_descent(X, y, fx["W_init"], fx["v_init"], LR / len(y), 25000, loss="logistic",
-                                   record_every=250)
+    its, Ws, vs = _gd_record(X, y, fx["W_init"], fx["v_init"], LR, 25000, 250, reduction="mean")
     xp, xm = X[y > 0].sum(0), X[y < 0].sum(0)
     ratio, mincos = [], []
     for W, v in zip(Ws[1:], vs[1:]):
@@ -256,8 +269,7 @@ def fig12_13(fx):
     ev.ge("both layers: final ratio / ratio at alignment", float(ratio[-1] / ratio[k_al]), 1e3, rtol=0.0)
     rng = np.random.default_rng(fx.seed)
     v_fixed = rng.choice([-1.0, 1.0], size=len(fx["v_init"]))
-    its1, Ws1, _ = gradient_descent(X, y, fx["W_init"], v_fixed, LR / len(y), 3000, loss="logistic",
-                                    record_every=250, train_v=False)
+    its1, Ws1 = _first_layer_gd(X, y, fx["W_init"], v_fixed, LR, 3000, 250)
     r1 = np.array([abs(a) / b for a, b in (_phase_metrics(X, y, W, v_fixed) for W in Ws1[1:])])
     ev.ge("first layer only: min norm/direction ratio from the first checkpoint", float(r1.min()), 1e-2, rtol=0.0)
     ev.record(it_align=int(its[1:][k_al]), ratio_at_align=float(ratio[k_al]), ratio_end=float(ratio[-1]),

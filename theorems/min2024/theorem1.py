@@ -1,7 +1,7 @@
 """Theorem 1 of Min, Mallada & Vidal (2024), checked at the theorem's own initialisation scale.
 
 ``eps = min(eps1, eps2)`` of (28) is far below double precision (log eps ~ -1e3); the flow is simulated
-in polar / log-norm coordinates (:func:`verify.numerics.polar_flow.simulate_polar`), so the alignment
+in polar / log-norm coordinates (:func:`verify.numerics.flow.simulate_log_scale`), so the alignment
 phase runs in the exact ``eps -> 0`` limit and the fitting phase starts when ``e^{2 rho}`` stops
 underflowing. Parts (ids): thm1.a = part 1 (S+/S-/S_dead by t1), thm1.b = part 1 (activated neurons reach
 S+/S-), thm1.c = part 2 trapping, thm1.d = part 2 O(1/t) loss with t2 bounds, thm1.e = part 2 low rank,
@@ -14,7 +14,6 @@ import numpy as np
 
 from fixtures.min2024 import clusters, orth_blocks, wellsep
 from verify import Evidence, adversarial, claim, negative, not_checkable, random
-from verify.numerics.polar_flow import loss_value
 
 from .common import (
     A1,
@@ -24,6 +23,7 @@ from .common import (
     THEOREM_HYPS,
     VTILDE,
     phases,
+    total_loss,
 )
 
 BASE = dict(n_pos=3, n_neg=3, D=4, mu=0.6, h=8, xnorm=(1.0, 1.5))
@@ -98,10 +98,10 @@ def thm1_a(fx):
     ev.le("t_align (last entry into the aligned configuration)", ta, t1, rtol=0.0)
     if t_last < t1 and not ok[-1]:
         ev.inconclusive(f"not aligned by the simulated horizon {t_last:.4g} < t1 = {t1:.4g}")
-    ev.record(t_align=ta, t1=t1, slack_ratio=ta / t1, log_eps=p.run.log_eps, integrator=p.run.traj.message,
+    ev.record(t_align=ta, t1=t1, slack_ratio=ta / t1, log_eps=p.run.log_eps, integrator=p.run.flow.message,
               members_final=p.mem[-1], n_dead=int((p.mem[-1] == DEAD).sum()))
-    if not p.run.traj.ok:
-        ev.inconclusive("integrator failed: " + p.run.traj.message)
+    if not p.run.flow.success:
+        ev.inconclusive("integrator failed: " + p.run.flow.message)
     k = p.run.t <= min(5.0, p.run.t[-1])
     counts = {name: (p.mem[k] == code).sum(1) for name, code in
               (("in S+", PLUS), ("in S-", MINUS), ("dead", DEAD))}
@@ -132,8 +132,8 @@ def thm1_b(fx):
     ev.true("premise neurons in S_sign(v_j) at every saved t >= t1", bool(good.all()),
             detail=f"{int(premise.sum())} premise neurons; {int((~good).sum())} violations")
     ev.record(premise_neurons=int(premise.sum()), final_members=p.mem[-1])
-    if not p.run.traj.ok:
-        ev.inconclusive("integrator failed: " + p.run.traj.message)
+    if not p.run.flow.success:
+        ev.inconclusive("integrator failed: " + p.run.flow.message)
     return ev
 
 
@@ -163,8 +163,8 @@ def thm1_c(fx):
     ev.true("membership at t equals membership at t1, for all saved t >= t1", bool(same.all()),
             detail=f"{int((~same).sum())} (time, neuron) changes over {same.shape[0]} saved times")
     ev.record(t_end=float(p.run.t[-1]), t1=float(p.run.t[p.k1]))
-    if not p.run.traj.ok:
-        ev.inconclusive("integrator failed: " + p.run.traj.message)
+    if not p.run.flow.success:
+        ev.inconclusive("integrator failed: " + p.run.flow.message)
     return ev
 
 
@@ -219,8 +219,8 @@ def thm1_d(fx):
               t2_slack_ratio=max(t2p / b_plus, t2m / b_minus))
     ev.add_series("loss after t2 vs the O(1/t) bound", tt - tt[0] + 1.0, {"L(t)": L[k2:], "bound": bound},
                   xlabel="t - t2 + 1", ylabel="loss", logx=True, logy=True)
-    if not r.traj.ok:
-        ev.inconclusive("integrator failed: " + r.traj.message)
+    if not r.flow.success:
+        ev.inconclusive("integrator failed: " + r.flow.message)
     return ev
 
 
@@ -247,7 +247,7 @@ def thm1_e(fx):
     worst, srs, ts = np.inf, [], []
     k_from = p.k1 if np.isfinite(c.t1) else 0
     for k in range(k_from, len(r.t)):
-        F, S2, shift = _gram_log(r.traj.U[k], r.traj.rho[k])
+        F, S2, shift = _gram_log(r.U[k], r.rho[k])
         slack_term = 4 * np.sqrt(c.h) * c.w_max ** 2 * np.exp(r.log_eps - 2 * shift)
         worst = min(worst, (factor * S2 + slack_term - F) / max(F, 1e-300))
         srs.append(F / S2)
@@ -272,7 +272,7 @@ def thm1_f(fx):
     p = phases(fx)
     r, c = p.run, p.run.c
     live = ~p.v_dead
-    rho = r.traj.rho[p.k1:, live]
+    rho = r.rho[p.k1:, live]
     lognorm = np.log(np.exp(2 * (rho - rho.max(1, keepdims=True))).sum(1)) + 2 * rho.max(1)
     drops = np.diff(lognorm)
     ev.ge("min increment of log sum_{live} ||w_j||^2 after t1", float(drops.min()), 0.0, atol=1e-8)
@@ -281,7 +281,7 @@ def thm1_f(fx):
     ev.ge("min_t X_max ||W||_F^2 - min_i y_i f_i", float((c.x_max * F2 - margins).min()), 0.0, atol=1e-9)
     final = float(F2[-1])
     if fx.mutated():
-        k2 = int(np.argmax(np.array([loss_value(r.loss, r.y, r.outputs(k)).sum()
+        k2 = int(np.argmax(np.array([total_loss(r.loss, r.y, r.outputs(k))
                                      for k in range(p.k1, len(r.t))]) < len(r.y) * 0.5))
         ev.le("||W(t_end)||_F^2 <= ||W(t2)||_F^2", final, float(F2[k2]), rtol=1e-9)
     else:

@@ -11,9 +11,22 @@ from scipy.special import logsumexp
 
 from fixtures.min2024 import clusters, example_e34, wellsep
 from verify import Evidence, adversarial, claim, hypothesis, negative, not_checkable, random
-from verify.numerics.polar_flow import neg_loss_derivative, polar_field, polar_outputs
 
-from .common import A1, DEAD, INIT, MINUS, PLUS, THEOREM_HYPS, VTILDE, class_sums, cos, phases
+from .common import (
+    A1,
+    DEAD,
+    INIT,
+    MINUS,
+    PLUS,
+    THEOREM_HYPS,
+    VTILDE,
+    class_sums,
+    cos,
+    log_norm_rates,
+    neg_loss_derivative,
+    phases,
+    polar_outputs,
+)
 from .geometry import sdead_nonempty
 from .theorem1 import BASE, SMALL, _t2
 
@@ -127,7 +140,7 @@ def lem12_i_amended(fx):
         p = phases(fx)
         dead = p.mem == DEAD
         # premise exact (all <x_i, u_j> <= 0: zero field under sigma'(0) = 0), conclusion within the band tau
-        entered = (np.einsum("kjd,id->kji", p.run.traj.U, p.run.X) <= 0).all(2)
+        entered = (np.einsum("kjd,id->kji", p.run.U, p.run.X) <= 0).all(2)
     seen = np.maximum.accumulate(entered, axis=0)
     exits = seen & ~dead
     ev.true("once in S_dead, in S_dead at every later saved time", not exits.any(),
@@ -180,14 +193,14 @@ def lem13(fx):
     r, c = p.run, p.run.c
     k = r.t <= min(c.t1, c.T(r.log_eps))
     t = r.t[k]
-    drho = r.traj.rho[k] - r.traj.rho[0]
+    drho = r.rho[k] - r.rho[0]
     rate = 0.0 if fx.mutated() else 2 * c.n * c.x_max
     worst = float((drho + rate * t[:, None]).min())
     ev.ge("min_{j,t} rho_j(t) - rho_j(0) + 2 n X_max t", worst, 0.0, atol=1e-9)
     for name, mask in (("V~+", p.v_plus), ("V~-", p.v_minus)):
         if mask.any():
-            lhs = logsumexp(2 * r.traj.rho[p.k1, mask])
-            rhs = logsumexp(2 * r.traj.rho[0, mask]) - 2 * rate * c.t1
+            lhs = logsumexp(2 * r.rho[p.k1, mask])
+            rhs = logsumexp(2 * r.rho[0, mask]) - 2 * rate * c.t1
             ev.ge(f"log sum_{name} ||w_j(t1)||^2 - log(e^(-4nX t1) sum ||w_j(0)||^2)", float(lhs - rhs), 0.0,
                   atol=1e-9)
     shrink = -(drho[1:] / t[1:, None]).min() if len(t) > 1 else 0.0
@@ -209,9 +222,9 @@ def lem14(fx):
     p = phases(fx)
     r = p.run
     if fx.mutated():
-        rho, mask = r.traj.rho, np.ones(len(r.s), bool)
+        rho, mask = r.rho, np.ones(len(r.s), bool)
     else:
-        rho, mask = r.traj.rho[p.k1:], p.v_plus | p.v_minus
+        rho, mask = r.rho[p.k1:], p.v_plus | p.v_minus
     inc = np.diff(rho[:, mask], axis=0)
     ev.ge("min increment of log ||w_j|| over j in V~+- and saved t >= t1", float(inc.min()), 0.0, atol=1e-9)
     return ev
@@ -234,10 +247,10 @@ def act(fx):
     p = phases(fx)
     r = p.run
     X, y, s = r.X, r.y, r.s
-    pre = np.einsum("kjd,id->kji", r.traj.U, X)
+    pre = np.einsum("kjd,id->kji", r.U, X)
     a = s[None, :, None] * y[None, None, :] * pre * (-1.0 if fx.mutated() else 1.0)
     # increment of s y <x_i, w_j> between saved states, divided by e^{rho_j(t_k)} (no overflow)
-    grow = np.exp(np.diff(r.traj.rho, axis=0))[:, :, None]
+    grow = np.exp(np.diff(r.rho, axis=0))[:, :, None]
     inc = a[1:] * grow - a[:-1]
     scale = np.maximum(np.abs(a[1:] * grow), np.abs(a[:-1])).max(axis=2, keepdims=True)
     alive = p.mem[:-1] != DEAD
@@ -265,7 +278,7 @@ def dwell(fx):
     ev = Evidence()
     p = phases(fx, "align")
     r, c = p.run, p.run.c
-    on = np.einsum("kjd,id->kji", r.traj.U, r.X) > r.tau
+    on = np.einsum("kjd,id->kji", r.U, r.X) > r.tau
     t = r.t
     worst, n_int = 0.0, 0
     for j in range(len(r.s)):
@@ -307,7 +320,7 @@ def cap(fx):
     worst = -np.inf
     for j in range(len(r.s)):
         ref = xm if r.s[j] > 0 else xp
-        cs = cos(r.traj.U[k, j], ref)
+        cs = cos(r.U[k, j], ref)
         if cs[0] < lim or fx.mutated():
             worst = max(worst, float(cs.max()))
     ev.le("max_{j,t<=T} cos(w_j, x_-sign)", worst, lim, rtol=0.0, atol=-1e-15)
@@ -339,9 +352,9 @@ def classified(fx):
     worst = np.inf
     for k in range(k0, len(r.t)):
         # y_i f(x_i) = P_i - N_i with P, N sums of positive terms; compared in log space (no underflow)
-        a = np.maximum(r.X @ r.traj.U[k].T, 0.0) * (r.y[:, None] * r.s[None, :])
+        a = np.maximum(r.X @ r.U[k].T, 0.0) * (r.y[:, None] * r.s[None, :])
         with np.errstate(divide="ignore"):
-            lw = 2 * r.traj.rho[k][None, :] + np.log(np.abs(a))
+            lw = 2 * r.rho[k][None, :] + np.log(np.abs(a))
         logP = logsumexp(np.where(a > 0, lw, -np.inf), axis=1)
         logN = logsumexp(np.where(a < 0, lw, -np.inf), axis=1)
         worst = min(worst, float((logP - logN).min()))
@@ -362,15 +375,15 @@ def decomp(fx):
     y = r.y
     bad, err = 0, 0.0
     for k in range(p.k1, len(r.t)):
-        on = (r.traj.U[k] @ r.X.T) > 0
+        on = (r.U[k] @ r.X.T) > 0
         if fx.mutated():
             bad += int((~on[~p.v_dead][:, y > 0]).sum())
             continue
         bad += int(on[~p.v_plus][:, y > 0].sum() + on[~p.v_minus][:, y < 0].sum())
-        sh = float(r.traj.rho[k].max())
-        f = polar_outputs(r.X, r.traj.U[k], r.traj.rho[k], r.s, shift=sh)
-        fp = polar_outputs(r.X, r.traj.U[k][p.v_plus], r.traj.rho[k][p.v_plus], r.s[p.v_plus], shift=sh)
-        fm = polar_outputs(r.X, r.traj.U[k][p.v_minus], r.traj.rho[k][p.v_minus], r.s[p.v_minus], shift=sh)
+        sh = float(r.rho[k].max())
+        f = polar_outputs(r.X, r.U[k], r.rho[k], r.s, shift=sh)
+        fp = polar_outputs(r.X, r.U[k][p.v_plus], r.rho[k][p.v_plus], r.s[p.v_plus], shift=sh)
+        fm = polar_outputs(r.X, r.U[k][p.v_minus], r.rho[k][p.v_minus], r.s[p.v_minus], shift=sh)
         lin = np.where(y > 0, fp, fm)
         err = max(err, float(np.abs(f - lin).max() / max(np.abs(f).max(), 1e-300)))
     ev.le("activations on I+ outside V~+ (and on I- outside V~-)", bad, 0, rtol=0.0)
@@ -396,12 +409,12 @@ def inv(fx):
         sub = 0.0 if fx.mutated() else 1.0
 
         def G(k, mask=mask, ss=ss, sub=sub):
-            U, rho = r.traj.U[k][mask], r.traj.rho[k][mask]
+            U, rho = r.U[k][mask], r.rho[k][mask]
             return np.exp(rho[:, None] + rho[None, :]) * (U @ U.T - sub * np.outer(ss, ss))
 
         G1 = G(p.k1)
         for k in range(p.k1, len(r.t)):
-            nrm = float(np.exp(2 * r.traj.rho[k][mask]).sum())
+            nrm = float(np.exp(2 * r.rho[k][mask]).sum())
             if nrm > 0:
                 worst = max(worst, float(np.linalg.norm(G(k) - G1, 2)) / nrm)
     ev.le("max_t ||G(t) - G(t1)||_2 / ||W_block(t)||_F^2", worst, 1e-6, rtol=0.0)
@@ -426,7 +439,7 @@ def lowrank_blocks(fx):
         for mask in (p.v_plus, p.v_minus):
             if not mask.any():
                 continue
-            rho, U = r.traj.rho[k][mask], r.traj.U[k][mask]
+            rho, U = r.rho[k][mask], r.U[k][mask]
             sh = float(rho.max())
             sv = np.linalg.svd(np.exp(rho - sh)[:, None] * U, compute_uv=False)
             F, S2 = float((sv ** 2).sum()), float(sv[0] ** 2)
@@ -434,7 +447,7 @@ def lowrank_blocks(fx):
             worst = min(worst, (S2 + extra - F) / F)
     ev.ge("min_t (||W_b||_2^2 + O(eps) - ||W_b||_F^2)/||W_b||_F^2", worst, 0.0, atol=1e-12)
     if p.v_dead.any():
-        lhs = float(np.log(np.exp(2 * (r.traj.rho[-1][p.v_dead] - r.log_eps)).sum()) + 2 * r.log_eps)
+        lhs = float(np.log(np.exp(2 * (r.rho[-1][p.v_dead] - r.log_eps)).sum()) + 2 * r.log_eps)
         rhs = float(np.log(slack_unit * p.v_dead.sum()) + r.log_eps)
         ev.le("log ||W_dead||_F^2 - log(4 eps W_max^2 |V~dead| / sqrt h)", lhs - rhs, 0.0, atol=1e-12)
         ev.record(log_slack_dead=lhs - rhs)
@@ -468,9 +481,9 @@ def refine(fx):
         cmin = min(cmin, float(cos(xa, xp)[0]))
         nmin = min(nmin, float(np.linalg.norm(xa)))
         if r.t[k] >= t_win:
-            U = r.traj.U[k][p.v_plus]
+            U = r.U[k][p.v_plus]
             cwin = min(cwin, float(cos(U, xp).min()))
-            _, drho, _ = polar_field(r.traj.U[k], r.traj.rho[k], r.s, r.X, r.y, r.loss)
+            drho = log_norm_rates(r.U[k], r.rho[k], r.s, r.X, r.y, r.loss)
             rate = min(rate, float(drho[p.v_plus].min()))
     lo_rate = np.sqrt(c.mu) * c.n_pos * c.x_min / 8 * (100 if fx.mutated() else 1)
     ev.ge("min g_i on I+", gmin, 0.5, rtol=0.0)
@@ -521,10 +534,10 @@ def exist(fx):
     ev = Evidence()
     p = phases(fx)
     r = p.run
-    ev.true("integrator reached the horizon", r.traj.ok, detail=r.traj.message)
-    on = np.einsum("kjd,id->kji", r.traj.U, r.X) > r.tau
+    ev.true("integrator reached the horizon", r.flow.success, detail=r.flow.message)
+    on = np.einsum("kjd,id->kji", r.U, r.X) > r.tau
     flips = np.abs(np.diff(on.astype(int), axis=0)).sum(0)
     ev.le("max hyperplane crossings per (i, j)", int(flips.max()), 1, rtol=0.0)
-    ev.record(nfev=r.traj.nfev, max_flips=int(flips.max()))
+    ev.record(nfev=r.flow.nsteps, max_flips=int(flips.max()))
     return ev
 

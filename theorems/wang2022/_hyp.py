@@ -1,46 +1,45 @@
-"""Hypothesis predicates of Wang & Pilanci (2022), checked by the runner on every fixture."""
+"""Hypothesis predicates of Wang & Pilanci (2022), checked by the runner on every fixture.
+
+The data predicates are those of ``verify.numerics.patterns`` (exact sign tests of the Gram matrix; the slack
+reported is their cosine slack).
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
 from verify import hypothesis
-
-from ._numerics import orthogonal_separability_slack, spike_free_margin
+from verify.numerics.patterns import (
+    is_multiclass_orthogonally_separable,
+    is_orthogonally_separable,
+    is_spike_free,
+)
 
 
 def _os(fx):
-    slack, s_same, s_cross = orthogonal_separability_slack(fx["X"], fx["y"])
-    ok = s_same > 1e-12 and s_cross >= -1e-12
-    return ok, min(s_same, s_cross), f"min same-label product {s_same:.3g}, max cross-label product {-s_cross:.3g}"
+    ok, slack = is_orthogonally_separable(fx["X"], fx["y"])
+    return ok, slack, "min(min same-label cosine, -max cross-label cosine)"
 
 
 def _os_strict(fx):
-    slack, s_same, s_cross = orthogonal_separability_slack(fx["X"], fx["y"])
-    return s_same > 1e-12 and s_cross > 1e-12, min(s_same, s_cross), f"min -cross {s_cross:.3g}"
+    ok, slack = is_orthogonally_separable(fx["X"], fx["y"])
+    return ok and slack > 0, slack, "OS with every cross-label cosine < 0 (slack > 0)"
 
 
 def _os_multiclass(fx):
-    X, lab = fx["X"], fx["labels"]
-    G = X @ X.T
-    same = np.equal.outer(lab, lab)
-    s_same = float(G[same].min())
-    s_cross = float((-G[~same]).min())
-    return s_same > 1e-12 and s_cross >= -1e-12, min(s_same, s_cross), f"same {s_same:.3g}, -cross {s_cross:.3g}"
+    ok, slack = is_multiclass_orthogonally_separable(fx["X"], fx["labels"])
+    return ok, slack, "min(min same-class cosine, -max cross-class cosine)"
 
 
 def _one_vs_rest_os(fx):
-    ok, worst = True, np.inf
-    for k in range(fx["K"]):
-        _, s_same, s_cross = orthogonal_separability_slack(fx["X"], fx["Y"][:, k])
-        ok &= s_same > 1e-12 and s_cross >= -1e-12
-        worst = min(worst, s_same, s_cross)
-    return ok, worst, "min OS slack over the one-vs-rest problems"
+    tests = [is_orthogonally_separable(fx["X"], fx["Y"][:, k]) for k in range(fx["K"])]
+    return all(ok for ok, _ in tests), min(s for _, s in tests), "min OS slack over the one-vs-rest problems"
 
 
 def _spike_free(fx):
-    m = spike_free_margin(fx["X"])
-    return m >= -1e-12, m, "-max offdiag((X X^T)^{-1}) (full row rank test, spec R3)"
+    ok, detail = is_spike_free(fx["X"])
+    slack = -detail["max_offdiag"] if "max_offdiag" in detail else None
+    return ok, slack, f"{detail['method']}; slack -max offdiag((X X^T)^{{-1}}) when full row rank (spec R3)"
 
 
 def _feasible(fx):

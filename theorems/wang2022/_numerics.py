@@ -1,12 +1,15 @@
-"""Numerics for Wang & Pilanci (2022) used by the claim modules.
+"""Paper-specific numerics for Wang & Pilanci (2022); everything generic comes from ``verify.numerics``.
 
-Thin adapters over ``verify.numerics.patterns`` (exact pattern enumeration) and ``verify.numerics.convex``
-(the SOCPs (14), (129) and the exact per-pattern dual certificate), in the (N, p) column layout used here,
-plus the paper-specific pieces: the printed sign variant of (129), per-class SVMs (R1), network KKT
-residuals, gradient descent and the idealised early-phase flow.
+Shared primitives used by the claim modules directly: ``patterns`` (exact / sampled activation patterns,
+orthogonal separability, spike-freeness), ``convex`` (the SOCPs (14), (129) and the exact per-pattern dual
+certificate V(lambda)), ``margin.svm_class`` (per-class SVMs, R1), ``nets`` and ``flow`` (logistic loss,
+gradients, gradient descent). What is left here has no shared counterpart: the printed sign variant of (129),
+the closed form for orthogonally separable data, the convex-to-network map, the non-convex KKT residuals of
+(13), the idealised early-phase flow (23) and brute-force d = 2 oracles.
 
-Conventions (spec §1): X in R^{N x d} (rows x_n), y in {+1,-1}^N, network f = (X W1)_+ w2,
-patterns are 0/1 matrices ``Dmat`` of shape (N, p) (column j = diagonal of D_j), open cells only.
+Conventions (spec §1, shared layout): X in R^{N x d} (rows x_n), y in {+1,-1}^N, patterns are 0/1 matrices
+``D`` of shape (p, N) (row j = diagonal of D_j, ``PatternSet.D``), open cells only. A network here is
+``W1`` (d, m), ``w2`` (m,) with f = (X W1)_+ w2, i.e. ``verify.numerics.nets``'s (W, a) = (W1.T, w2).
 """
 
 from __future__ import annotations
@@ -14,53 +17,29 @@ from __future__ import annotations
 import itertools
 from functools import lru_cache
 
+import cvxpy as cp
 import numpy as np
-from scipy.optimize import nnls
+from scipy.optimize import lsq_linear
 
-from verify.numerics import convex as _convex
-from verify.numerics import patterns as _patterns
+from verify.numerics import convex
+from verify.numerics.flow import normalized_gradient_descent
+from verify.numerics.margin import svm_class
+from verify.numerics.patterns import enumerate_patterns
 
 # ---------------------------------------------------------------------------------------------
-# activation patterns (eq. 6)
+# activation patterns (eq. 6) and brute-force oracles
 
 
-def enumerate_patterns(X: np.ndarray) -> np.ndarray:
-    """All open-cell activation patterns of X (eq. 6) as an (N, p) 0/1 float matrix (column j = diag D_j).
+def complete_patterns(X: np.ndarray) -> np.ndarray:
+    """All open-cell activation patterns of X (eq. 6) as a (p, N) 0/1 float matrix (row j = diag D_j).
 
-    Exact enumeration by ``verify.numerics.patterns.enumerate_patterns`` (spec E2/E3); raises if the
-    enumeration could not certify completeness.
+    ``verify.numerics.patterns.enumerate_patterns`` (spec E2/E3); raises unless it certified completeness,
+    since V(lambda) over the result is used as an exact dual-feasibility certificate.
     """
-    ps = _patterns.enumerate_patterns(np.asarray(X, dtype=float))
+    ps = enumerate_patterns(X)
     if not ps.complete:
         raise ValueError("pattern enumeration not certified complete")
-    return ps.D.T.astype(float)
-
-
-def sampled_patterns(X: np.ndarray, n_samples: int, rng: np.random.Generator) -> np.ndarray:
-    """A SUBSET of the patterns from Gaussian directions (spec E4): only an approximation of P."""
-    W = rng.normal(size=(X.shape[1], n_samples))
-    return np.unique((X @ W > 0).astype(int), axis=1).astype(float)
-
-
-# ---------------------------------------------------------------------------------------------
-# the dual constraint (16)-(17) via per-pattern NNLS certificates
-
-
-def pattern_value(X: np.ndarray, lam: np.ndarray, Dj: np.ndarray, s: float) -> tuple[float, np.ndarray]:
-    """v_j^s(lambda) = max_{u in C_j, ||u|| <= 1} s lambda^T D_j X u (eq. 17, one pattern, one sign).
-
-    Equals min_{z >= 0} || s X^T D_j lambda + X^T (2D_j - I) z || (Pilanci & Ergen 2020, Lemma 4), solved
-    exactly by NNLS in ``verify.numerics.convex.dual_certificate``. Returns the value and the unit argmax u.
-    """
-    cert = _convex.dual_certificate(lam, X, np.asarray(Dj)[None, :])
-    k = 0 if s > 0 else 1
-    return float(cert["values"][0, k]), cert["argmax"][k, 0]
-
-
-def dual_constraint_value(X: np.ndarray, lam: np.ndarray, Dmat: np.ndarray) -> float:
-    """V(lambda) = max_j max_s v_j^s(lambda) = max_{||u|| <= 1} |lambda^T (X u)_+| (eqs. 16-17; exact when
-    ``Dmat`` holds every pattern)."""
-    return float(_convex.dual_certificate(lam, X, Dmat.T).value)
+    return ps.D.astype(float)
 
 
 def circle_max(X: np.ndarray, lam: np.ndarray, n_grid: int = 20001) -> float:
@@ -72,47 +51,11 @@ def circle_max(X: np.ndarray, lam: np.ndarray, n_grid: int = 20001) -> float:
     return float(np.max(np.abs(lam @ np.maximum(X @ U, 0.0))))
 
 
-# ---------------------------------------------------------------------------------------------
-# data predicates
-
-
-def orthogonal_separability_slack(X: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
-    """min over pairs of (G_nn' if same label, -G_nn' if different), G = X X^T (Sec. 3.1).
-
-    Orthogonally separable iff same-label products are > 0 and cross-label products <= 0. Returns
-    (min(same, -cross), min same-label product, min of -cross-label products).
-    """
-    G = X @ X.T
-    same = np.equal.outer(y, y)
-    s_same = float(np.min(G[same]))
-    s_cross = float(np.min(-G[~same])) if (~same).any() else np.inf
-    return min(s_same, s_cross), s_same, s_cross
-
-
-def is_orthogonally_separable(X: np.ndarray, y: np.ndarray, tol: float = 1e-12) -> bool:
-    _, s_same, s_cross = orthogonal_separability_slack(X, y)
-    return bool(s_same > tol and s_cross >= -tol)
-
-
-def spike_free_margin(X: np.ndarray) -> float:
-    """Exact test for full row rank X (N <= d, spec R3): spike-free iff offdiag((X X^T)^{-1}) <= 0.
-
-    Returns -max offdiag (>= 0 iff spike-free); -inf when rank X < N (then generically not spike-free,
-    see :func:`spike_free_range_residual`).
-    """
-    N = X.shape[0]
-    G = X @ X.T
-    if np.linalg.matrix_rank(G) < N:
-        return -np.inf
-    M = np.linalg.inv(G)
-    off = M[~np.eye(N, dtype=bool)]
-    return float(-np.max(off)) if off.size else np.inf
-
-
 def spike_free_sampled(X: np.ndarray, rng: np.random.Generator, n: int = 20000) -> tuple[float, float]:
     """Definition 2 by sampling: (max ||X^+ (Xu)_+||, max range residual ||(I - X X^+)(Xu)_+||) over unit u.
 
-    Sampling can only certify "not spike-free" (max > 1 or residual > 0).
+    An independent check of ``patterns.is_spike_free``: sampling can only certify "not spike-free"
+    (max > 1 or residual > 0).
     """
     U = rng.normal(size=(X.shape[1], n))
     U /= np.linalg.norm(U, axis=0)
@@ -124,91 +67,45 @@ def spike_free_sampled(X: np.ndarray, rng: np.random.Generator, n: int = 20000) 
 
 
 # ---------------------------------------------------------------------------------------------
-# hard-margin SVM through the origin (Lawson-Hanson least-distance programming)
-
-
-def min_norm_feasible(G: np.ndarray, h: np.ndarray) -> np.ndarray:
-    """argmin ||u|| s.t. G u >= h via Lawson & Hanson's LDP algorithm (an NNLS, exact).
-
-    NNLS on E = [G^T; h^T], f = e_{d+1}; r = E a - f; u = -r[:d] / r[d]. Raises if infeasible.
-    """
-    d = G.shape[1]
-    E = np.vstack([G.T, h[None, :]])
-    f = np.zeros(d + 1)
-    f[-1] = 1.0
-    a, _ = nnls(E, f, maxiter=100 * E.shape[1])
-    r = E @ a - f
-    if abs(r[-1]) < 1e-14:
-        raise ValueError("infeasible system G u >= h")
-    return -r[:d] / r[-1]
-
-
-def class_svm(Xc: np.ndarray) -> np.ndarray:
-    """u = argmin ||u|| s.t. Xc u >= 1 (bias-free hard-margin SVM of one class; spec R1)."""
-    return min_norm_feasible(Xc, np.ones(Xc.shape[0]))
+# convex program (14), its dual (15)/(129) and the OS closed form
 
 
 def os_closed_form(X: np.ndarray, y: np.ndarray) -> dict:
     """Closed-form optimum for orthogonally separable data (spec R1).
 
-    P* = ||u_+|| + ||u_-||, lambda*_n = y_n alpha_n / ||u_{sign y_n}||, where u_± are the per-class SVMs and
-    alpha their dual weights (u_± = sum alpha_n x_n over the class).
+    P* = ||u_+|| + ||u_-||, lambda*_n = y_n alpha_n / ||u_{sign y_n}||, where u_± are the per-class SVMs
+    (``margin.svm_class``) and alpha their dual weights (u_± = sum alpha_n x_n over the class).
     """
     out = {"P": 0.0, "lam": np.zeros(len(y)), "u": {}}
     for s in (1, -1):
         idx = np.where(y == s)[0]
         if idx.size == 0:
             continue
-        u = class_svm(X[idx])
-        alpha, _ = nnls(X[idx].T, u)
-        out["u"][s] = u
-        out["P"] += float(np.linalg.norm(u))
-        out["lam"][idx] = s * alpha / np.linalg.norm(u)
+        svm = svm_class(X[idx])
+        if not np.all(np.isfinite(svm.w)):
+            raise ValueError(f"class {s} is not separable from the origin: {svm.message}")
+        out["u"][s] = svm.w
+        out["P"] += float(np.linalg.norm(svm.w))
+        out["lam"][idx] = s * svm.multipliers / np.linalg.norm(svm.w)
     return out
 
 
-# ---------------------------------------------------------------------------------------------
-# convex program (14) and its dual (15)/(129)
-
-
-def convex_primal(X: np.ndarray, y: np.ndarray, Dmat: np.ndarray) -> dict:
-    """Solve (14) over the patterns ``Dmat`` (N, p) with ``verify.numerics.convex.convex_primal``.
-
-    Returns value (inf if infeasible), U (negative blocks), U2 (positive blocks), lam (= y * margin
-    multipliers), f, the recomputed primal infeasibility, status and the shared result's residuals.
+def convex_dual_printed(X: np.ndarray, y: np.ndarray, D: np.ndarray) -> dict:
+    """The dual (129) as printed: "- X^T (2D_j - I) z" in both norms (``convex.convex_dual`` solves the
+    sign-corrected form; the two are equivalent, spec §1.7). ``D`` is (p, N). Returns status, value, lam.
     """
-    r = _convex.convex_primal(X, y, np.asarray(Dmat).T)
-    if r.U is None or not np.isfinite(r.value):
-        return {"status": r.status, "value": np.inf}
-    f = np.sum(Dmat * (X @ (r.U2 - r.U)), axis=1)
-    return {"status": r.status, "value": float(r.value), "U": r.U, "U2": r.U2, "lam": np.asarray(r.lam),
-            "f": f, "primal_infeasibility": float(r.residuals["primal_feasibility"]), "residuals": r.residuals}
-
-
-def convex_dual(X: np.ndarray, y: np.ndarray, Dmat: np.ndarray, *, printed_signs: bool = False) -> dict:
-    """Solve the finite dual (129): max y^T lambda s.t. Y lambda >= 0 and, for every pattern j,
-    ||X^T D_j lambda + X^T (2D_j - I) z'_j|| <= 1, ||-X^T D_j lambda + X^T (2D_j - I) z_j|| <= 1, z, z' >= 0
-    (``verify.numerics.convex.convex_dual``). ``printed_signs`` solves the paper's printed variant with
-    "- X^T (2D_j - I) z" in both norms instead (equivalent, spec §1.7), built here.
-    """
-    if not printed_signs:
-        r = _convex.convex_dual(X, y, np.asarray(Dmat).T)
-        lam = None if r.lam is None else np.asarray(r.lam)
-        return {"status": r.status, "value": float(r.value) if lam is not None else np.inf, "lam": lam}
-    import cvxpy as cp
-
     N = X.shape[0]
-    p = Dmat.shape[1]
-    S = 2 * Dmat - 1
+    p = D.shape[0]
+    St = (2 * D - 1).T
     lam = cp.Variable(N)
     Z = cp.Variable((N, p), nonneg=True)
     Z2 = cp.Variable((N, p), nonneg=True)
-    DL = cp.multiply(Dmat, cp.reshape(lam, (N, 1), order="F") @ np.ones((1, p)))
-    cons = [cp.norm(X.T @ DL - X.T @ cp.multiply(S, Z2), 2, axis=0) <= 1,
-            cp.norm(-X.T @ DL - X.T @ cp.multiply(S, Z), 2, axis=0) <= 1,
+    DL = cp.multiply(D.T, cp.reshape(lam, (N, 1), order="F") @ np.ones((1, p)))
+    cons = [cp.norm(X.T @ DL - X.T @ cp.multiply(St, Z2), 2, axis=0) <= 1,
+            cp.norm(-X.T @ DL - X.T @ cp.multiply(St, Z), 2, axis=0) <= 1,
             cp.multiply(y, lam) >= 0]
     prob = cp.Problem(cp.Maximize(y @ lam), cons)
-    prob.solve(solver="CLARABEL", **_convex.DEFAULT_SOLVER_OPTIONS["CLARABEL"])
+    prob.solve(solver="CLARABEL", **convex.DEFAULT_SOLVER_OPTIONS["CLARABEL"])
     if lam.value is None:
         return {"status": prob.status, "value": np.inf}
     return {"status": prob.status, "value": float(y @ lam.value), "lam": np.asarray(lam.value)}
@@ -227,35 +124,31 @@ def convex_to_network(U: np.ndarray, U2: np.ndarray, tol: float = 1e-7) -> tuple
     return np.array(cols).T, np.array(w2)
 
 
+def solved(r: convex.ConvexResult) -> bool:
+    """The SOCP returned blocks and multipliers with a finite value (infeasible or failed solves do not)."""
+    return r["U"] is not None and r["lam"] is not None and bool(np.isfinite(r["value"]))
+
+
 @lru_cache(maxsize=256)
-def _cached_solution(key: bytes, shape: tuple, ykey: bytes) -> dict:
+def _cached_solution(key: bytes, shape: tuple, ykey: bytes) -> convex.ConvexResult:
     X = np.frombuffer(key).reshape(shape)
     y = np.frombuffer(ykey)
-    Dmat = enumerate_patterns(X)
-    sol = convex_primal(X, y, Dmat)
-    sol["Dmat"] = Dmat
+    D = complete_patterns(X)
+    sol = convex.convex_primal(X, y, D)
+    sol["D"] = D
     return sol
 
 
-def solve_convex(X: np.ndarray, y: np.ndarray) -> dict:
-    """(14) over the complete pattern set, cached on the data."""
+def solve_convex(X: np.ndarray, y: np.ndarray) -> convex.ConvexResult:
+    """(14) over the complete pattern set (``convex.convex_primal``), cached on the data; the patterns used
+    are in ``sol["D"]`` (p, N)."""
     X = np.ascontiguousarray(X, dtype=float)
     y = np.ascontiguousarray(y, dtype=float)
     return _cached_solution(X.tobytes(), X.shape, y.tobytes())
 
 
 # ---------------------------------------------------------------------------------------------
-# network quantities and (sub)gradient descent on the logistic loss (eqs. 3, 18-19)
-
-
-def lambda_tilde(q: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """lambda~_n = -y_n l'(q_n) = y_n / (1 + e^{q_n}) (eq. 19), in log-domain."""
-    return y * np.exp(-np.logaddexp(0.0, q))
-
-
-def g_vec(X: np.ndarray, u: np.ndarray, lam: np.ndarray) -> np.ndarray:
-    """g(u, lambda) = X^T D(u) lambda with the strict pattern D(u) = diag(1(Xu > 0)) (eqs. 20-21)."""
-    return X.T @ ((X @ u > 0) * lam)
+# network quantities and the idealised early-phase flow (eqs. 18-23)
 
 
 def normalised_cost(X: np.ndarray, y: np.ndarray, W1: np.ndarray, w2: np.ndarray) -> float:
@@ -265,39 +158,14 @@ def normalised_cost(X: np.ndarray, y: np.ndarray, W1: np.ndarray, w2: np.ndarray
     return float(np.sum(np.linalg.norm(W1, axis=0) * np.abs(w2)) / qmin) if qmin > 0 else np.inf
 
 
-def gd_batched(X: np.ndarray, y: np.ndarray, W1: np.ndarray, w2: np.ndarray, *, steps: int,
-               eta0: float, cap: float = np.inf, adaptive: bool = True, qstop: float = 600.0,
-               record_every: int = 0) -> dict:
-    """Sub-gradient descent on the logistic loss for a batch of networks (eqs. 18-19, 0 at kinks).
-
-    Shapes: X (B, N, d), y (B, N), W1 (B, d, m), w2 (B, m). Step eta_k = min(eta0 / L_k, cap) when
-    ``adaptive`` (spec R6: same path as gradient flow, reparametrised), else eta0. A network stops when
-    its q_min exceeds ``qstop`` (log-domain loss would underflow).
-    """
-    W1 = W1.copy()
-    w2 = w2.copy()
-    B = W1.shape[0]
-    active = np.ones(B, dtype=bool)
-    trace = []
-    for k in range(steps):
-        Z = np.einsum("bnd,bdm->bnm", X, W1)
-        A = Z > 0
-        H = np.where(A, Z, 0.0)
-        q = y * np.einsum("bnm,bm->bn", H, w2)
-        lt = lambda_tilde(q, y)
-        L = np.sum(np.logaddexp(0.0, -q), axis=1)
-        active &= np.min(q, axis=1) < qstop
-        if not active.any():
-            break
-        eta = np.minimum(eta0 / np.maximum(L, 1e-300), cap) if adaptive else np.full(B, eta0)
-        eta = np.where(active, eta, 0.0)
-        G1 = np.einsum("bnd,bnm->bdm", X, A * lt[:, :, None]) * w2[:, None, :]
-        G2 = np.einsum("bnm,bn->bm", H, lt)
-        W1 += eta[:, None, None] * G1
-        w2 += eta[:, None] * G2
-        if record_every and k % record_every == 0:
-            trace.append((k, W1.copy(), w2.copy()))
-    return {"W1": W1, "w2": w2, "steps": k + 1, "trace": trace}
+def gd_to_margin(X: np.ndarray, y: np.ndarray, W1: np.ndarray, w2: np.ndarray, *, eta0: float, q_stop: float,
+                 steps: int) -> tuple[np.ndarray, np.ndarray]:
+    """GD with eta_k = eta0 / L_k (spec R6: the gradient-flow path, reparametrised; sub-gradient 0 at kinks,
+    eqs. 18-19) for a batch of networks W1 (B, d, m), w2 (B, m), each frozen once q_min >= ``q_stop``:
+    ``flow.normalized_gradient_descent`` in its (W, a) = (W1^T, w2) convention."""
+    r = normalized_gradient_descent(np.swapaxes(W1, 1, 2), w2, X, y, lr=eta0, margin_horizons=[q_stop],
+                                    max_steps=steps, record_every=steps, at_kink=0.0, reduction="sum")
+    return np.swapaxes(r.W, 1, 2), r.a
 
 
 def balanced_init(rng: np.random.Generator, B: int, d: int, m: int, r0: float) -> tuple[np.ndarray, np.ndarray]:
@@ -341,8 +209,6 @@ def clarke_alignment(X: np.ndarray, u: np.ndarray, lam: np.ndarray, tau: float =
     set {n : |x_n^T u| <= tau ||x_n||} (spec §3, prop6). Solved by bounded least squares on the tangent
     component: minimise ||P_perp (g0 + Xb^T diag(lam_b) a)||, then cos = (u^T g)/||g||.
     """
-    from scipy.optimize import lsq_linear
-
     z = X @ u
     bnd = np.abs(z) <= tau * np.linalg.norm(X, axis=1)
     g0 = X.T @ (((z > 0) & ~bnd) * lam)
@@ -370,8 +236,6 @@ def nonconvex_kkt(X: np.ndarray, y: np.ndarray, W1: np.ndarray, w2: np.ndarray, 
     w_2 = (X W1)_+^T lambda; complementarity lambda_n (y_n f_n - 1) = 0; Y lambda >= 0; Y f >= 1.
     Returns the four residuals by name, the chosen D^_i (N x m) and ||X^T D^_i lambda|| per neuron.
     """
-    from scipy.optimize import lsq_linear
-
     N, m = X.shape[0], W1.shape[1]
     Z = X @ W1
     f = np.maximum(Z, 0.0) @ w2
@@ -412,24 +276,6 @@ def nonconvex_kkt(X: np.ndarray, y: np.ndarray, W1: np.ndarray, w2: np.ndarray, 
             "max_residual": max(stat, w2_res, comp, dual_sign, primal)}
 
 
-def restricted_kkt_points(X: np.ndarray, y: np.ndarray, Dmat: np.ndarray, rng: np.random.Generator,
-                          n_tries: int, subset_size: int, tol: float = 1e-6) -> list[dict]:
-    """Candidate KKT points of (13): solutions of (14) restricted to random pattern subsets, mapped to
-    networks, kept when the B-KKT residuals of (13) are <= tol (spec §3 prop3 source (b))."""
-    out = []
-    p = Dmat.shape[1]
-    for _ in range(n_tries):
-        S = rng.choice(p, size=min(subset_size, p), replace=False)
-        sol = convex_primal(X, y, Dmat[:, S])
-        if not np.isfinite(sol["value"]) or sol["primal_infeasibility"] > 1e-7:
-            continue
-        W1, w2 = convex_to_network(sol["U"], sol["U2"])
-        kkt = nonconvex_kkt(X, y, W1, w2, sol["lam"])
-        if kkt["max_residual"] <= tol:
-            out.append({"W1": W1, "w2": w2, "lam": sol["lam"], "value": sol["value"], "kkt": kkt})
-    return out
-
-
 def per_point_network(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The "split" candidate: one neuron per data point, u_n = x_n / ||x_n||^2 with output sign y_n,
     balanced, with multipliers lambda_n = y_n / ||x_n|| (a KKT point of (13) when x_m^T x_n <= 0, m != n;
@@ -440,22 +286,23 @@ def per_point_network(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndar
     return U / np.sqrt(nu), y * np.sqrt(nu), y / nx
 
 
-def kkt_candidates(X: np.ndarray, y: np.ndarray, Dmat: np.ndarray, rng: np.random.Generator, *,
+def kkt_candidates(X: np.ndarray, y: np.ndarray, D: np.ndarray, rng: np.random.Generator, *,
                    n_restricted: int = 6, tol: float = 1e-5, clarke: bool = False) -> list[dict]:
-    """Certified KKT points of (13): the global convex optimum mapped to a network, the per-point split
-    network, and restricted-pattern optima; each kept only if its KKT residuals are <= tol."""
+    """Certified KKT points of (13): the global convex optimum over the (p, N) patterns ``D`` mapped to a
+    network, the per-point split network, and restricted-pattern optima; each kept only if its KKT residuals
+    are <= tol."""
     cands = []
-    sol = convex_primal(X, y, Dmat)
-    if np.isfinite(sol["value"]):
+    sol = convex.convex_primal(X, y, D)
+    if solved(sol):
         W1, w2 = convex_to_network(sol["U"], sol["U2"], tol=1e-6)
         cands.append(("global convex optimum", W1, w2, sol["lam"]))
     W1, w2, lam = per_point_network(X, y)
     cands.append(("per-point split network", W1, w2, lam))
-    p = Dmat.shape[1]
+    p = D.shape[0]
     for _ in range(n_restricted):
         S = rng.choice(p, size=max(2, p // 2), replace=False)
-        r = convex_primal(X, y, Dmat[:, S])
-        if np.isfinite(r["value"]) and r["primal_infeasibility"] <= 1e-7:
+        r = convex.convex_primal(X, y, D[S])
+        if solved(r) and r["residuals"]["primal_feasibility"] <= 1e-7:
             W1, w2 = convex_to_network(r["U"], r["U2"], tol=1e-6)
             cands.append(("restricted-pattern optimum", W1, w2, r["lam"]))
     out = []

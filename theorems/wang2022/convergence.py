@@ -9,22 +9,15 @@ from fixtures.orthogonal import boundary as shared_os_boundary
 from fixtures.orthogonal import near_boundary as shared_os_near_boundary
 from fixtures.wang2022 import MC3, MC3_binary, mc_simplex, os_boundary, os_cones
 from verify import Evidence, adversarial, claim, judge_binomial, negative, random
+from verify.numerics.convex import convex_primal, dual_certificate
+from verify.numerics.patterns import is_orthogonally_separable
 
 from ._hyp import (
     one_vs_rest_orthogonally_separable,
     orthogonally_separable,
     orthogonally_separable_multiclass,
 )
-from ._numerics import (
-    balanced_init,
-    convex_primal,
-    dual_constraint_value,
-    gd_batched,
-    is_orthogonally_separable,
-    normalised_cost,
-    os_closed_form,
-    solve_convex,
-)
+from ._numerics import balanced_init, gd_to_margin, normalised_cost, os_closed_form, solve_convex, solved
 
 Q_TARGETS = (10.0, 20.0, 40.0, 80.0)
 R_TOL = 3e-2          # R/P* - 1 at the last horizon (spec tolerance policy)
@@ -42,12 +35,12 @@ def reference_optimum(X, y):
     """P* and the dual-constraint function V: closed forms for orthogonally separable data (spec R1, R2:
     P* = ||u_+|| + ||u_-||, V(lambda) = max(||X^T lambda_+||, ||X^T lambda_-||) for Y lambda >= 0), else the
     complete-pattern SOCP and per-pattern NNLS certificates."""
-    if is_orthogonally_separable(X, y):
+    if is_orthogonally_separable(X, y)[0]:
         def V(lam):
             return max(np.linalg.norm(X.T @ np.maximum(lam, 0.0)), np.linalg.norm(X.T @ np.minimum(lam, 0.0)))
         return os_closed_form(X, y)["P"], V
     sol = solve_convex(X, y)
-    return sol["value"], lambda lam: dual_constraint_value(X, lam, sol["Dmat"])
+    return sol["value"], lambda lam: dual_certificate(lam, X, sol["D"]).value
 
 
 def polished_certificate(X, y, W1, w2, V) -> dict:
@@ -55,11 +48,12 @@ def polished_certificate(X, y, W1, w2, V) -> dict:
     patterns D(w_1i) of the significant neurons; the net is globally optimal iff P_S = P* and V(lambda_S) <= 1."""
     size = np.linalg.norm(W1, axis=0) * np.abs(w2)
     sig = size >= 1e-3 * size.max()
-    pats = np.unique((X @ W1[:, sig] > 0).astype(float), axis=1)
+    pats = np.unique((W1[:, sig].T @ X.T > 0).astype(float), axis=0)
     r = convex_primal(X, y, pats)
-    if not np.isfinite(r["value"]):
-        return {"P_S": np.inf, "V": np.inf, "n_patterns": pats.shape[1]}
-    return {"P_S": r["value"], "V": float(V(r["lam"])), "n_patterns": pats.shape[1], "lam": r["lam"]}
+    if not solved(r):
+        return {"P_S": np.inf, "V": np.inf, "n_patterns": pats.shape[0]}
+    return {"P_S": r["value"], "V": float(V(r["lam"])), "n_patterns": pats.shape[0], "lam": r["lam"]}
+
 
 
 def train_and_judge(X, y, *, seeds: int, m: int, r0: float, rng: np.random.Generator, eta0: float = 0.02,
@@ -71,18 +65,14 @@ def train_and_judge(X, y, *, seeds: int, m: int, r0: float, rng: np.random.Gener
     if same_sign:
         w2 = np.abs(w2)
     types = [_types_hold(X, y, W1[b], w2[b]) for b in range(seeds)]
-    XB = np.broadcast_to(X, (seeds,) + X.shape)
-    yB = np.broadcast_to(y, (seeds, len(y)))
     R = np.full((seeds, len(Q_TARGETS)), np.inf)
     live = np.arange(seeds)
     W1, w2 = W1.copy(), w2.copy()
     for k, target in enumerate(Q_TARGETS):
         # networks that did not reach the previous horizon within 4000 steps are not continued
-        r = gd_batched(XB[live], yB[live], W1[live], w2[live], steps=4000, eta0=eta0, qstop=target)
-        W1[live], w2[live] = r["W1"], r["w2"]
+        W1[live], w2[live] = gd_to_margin(X, y, W1[live], w2[live], eta0=eta0, q_stop=target, steps=4000)
         R[live, k] = [normalised_cost(X, y, W1[b], w2[b]) for b in live]
-        live = live[np.min(yB[live] * np.einsum("bnm,bm->bn", np.maximum(XB[live] @ W1[live], 0.0), w2[live]),
-                           axis=1) >= target]
+        live = live[np.min(y * np.einsum("bnm,bm->bn", np.maximum(X @ W1[live], 0.0), w2[live]), axis=1) >= target]
         if live.size == 0:
             break
     out = []

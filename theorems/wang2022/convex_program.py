@@ -20,21 +20,21 @@ from fixtures.wang2022 import (
     os_cones,
     sf_mmatrix,
 )
-from verify import Evidence, adversarial, claim, negative, random
+from verify import Evidence, adversarial, claim, hypothesis, negative, random
+from verify.numerics.convex import convex_dual, convex_primal, dual_certificate
+from verify.numerics.patterns import is_orthogonally_separable, sample_patterns
 
 from ._hyp import feasible, full_rank
 from ._numerics import (
     circle_max,
-    convex_dual,
-    convex_primal,
+    complete_patterns,
+    convex_dual_printed,
     convex_to_network,
-    dual_constraint_value,
-    enumerate_patterns,
-    is_orthogonally_separable,
     kkt_candidates,
     nonconvex_kkt,
     os_closed_form,
     solve_convex,
+    solved,
 )
 
 GAP_RTOL = 1e-6      # CLARABEL with tightened tolerances; spec §3 tolerance policy
@@ -45,11 +45,11 @@ def _binary_checks(ev: Evidence, X: np.ndarray, y: np.ndarray, rng: np.random.Ge
                    width_one: bool = False) -> float:
     """Prop 2 comparisons on one binary problem; returns P*."""
     sol = solve_convex(X, y)
-    Dmat = sol["Dmat"]
-    P = sol["value"]
-    dual = convex_dual(X, y, Dmat)
-    dual_printed = convex_dual(X, y, Dmat, printed_signs=True)
-    if not (np.isfinite(P) and np.isfinite(dual["value"])):
+    D = sol["D"]
+    P = sol["value"] if solved(sol) else np.inf
+    dual = convex_dual(X, y, D)
+    dual_printed = convex_dual_printed(X, y, D)
+    if not (np.isfinite(P) and solved(dual)):
         ev.inconclusive(f"{prefix}solver status {sol['status']} / {dual['status']}")
         return P
     ev.close(f"{prefix}strong duality P*(14) = D*(15)", dual["value"], P, rtol=GAP_RTOL)
@@ -65,7 +65,7 @@ def _binary_checks(ev: Evidence, X: np.ndarray, y: np.ndarray, rng: np.random.Ge
              rtol=1e-6)
     lam = sol["lam"]
     ev.ge(f"{prefix}Y lambda >= 0", float(np.min(y * lam)), 0.0, atol=1e-8)
-    V = dual_constraint_value(X, lam, Dmat)
+    V = dual_certificate(lam, X, D).value
     ev.le(f"{prefix}V(lambda*) <= 1 (dual feasible, NNLS certificates over all p patterns)", V, 1.0, rtol=1e-6)
     ev.close(f"{prefix}y^T lambda* = P*", float(y @ lam), P, rtol=GAP_RTOL)
     # extreme points: every nonzero block attains the dual constraint with its sign
@@ -78,16 +78,16 @@ def _binary_checks(ev: Evidence, X: np.ndarray, y: np.ndarray, rng: np.random.Ge
             worst = max(worst, abs(s * lam @ np.maximum(X @ u, 0.0) - 1.0))
     ev.le(f"{prefix}optimal blocks are extreme points: max | s lambda*^T (X u^)_+ - 1 |", worst, 0.0, atol=1e-5)
     # lower side: restricted pattern sets only increase the optimum
-    p = Dmat.shape[1]
+    p = D.shape[0]
     lows = []
     for _ in range(3):
         S = rng.choice(p, size=max(2, (2 * p) // 3), replace=False)
-        r = convex_primal(X, y, Dmat[:, S])
-        if np.isfinite(r["value"]):
+        r = convex_primal(X, y, D[S])
+        if solved(r):
             lows.append(r["value"])
     if lows:
         ev.ge(f"{prefix}restricted-pattern optima >= P*", min(lows), P, rtol=1e-6)
-    if is_orthogonally_separable(X, y):
+    if is_orthogonally_separable(X, y)[0]:
         cf = os_closed_form(X, y)
         ev.close(f"{prefix}OS closed form P* = ||u_+|| + ||u_-|| (spec R1)", cf["P"], P, rtol=GAP_RTOL)
     ev.record(**{f"{prefix}P*": P, f"{prefix}D*": dual["value"], f"{prefix}patterns": p,
@@ -131,14 +131,14 @@ def prop1(fx):
     total = 0.0
     for k in range(fx["K"]):
         total += _binary_checks(ev, X, Y[:, k], fx.rng, prefix=f"k={k}: ", width_one=fx.mutated())
-    Dmat = enumerate_patterns(X)
-    S = 2 * Dmat - 1
-    d, p = X.shape[1], Dmat.shape[1]
+    D = complete_patterns(X)
+    St = (2 * D - 1).T
+    d, p = X.shape[1], D.shape[0]
     cons, obj = [], 0
     for k in range(fx["K"]):
         U, U2 = cp.Variable((d, p)), cp.Variable((d, p))
-        f = cp.sum(cp.multiply(Dmat, X @ (U2 - U)), axis=1)
-        cons += [cp.multiply(Y[:, k], f) >= 1, cp.multiply(S, X @ U) >= 0, cp.multiply(S, X @ U2) >= 0]
+        f = cp.sum(cp.multiply(D.T, X @ (U2 - U)), axis=1)
+        cons += [cp.multiply(Y[:, k], f) >= 1, cp.multiply(St, X @ U) >= 0, cp.multiply(St, X @ U2) >= 0]
         obj = obj + cp.sum(cp.norm(U, 2, axis=0)) + cp.sum(cp.norm(U2, 2, axis=0))
     prob = cp.Problem(cp.Minimize(obj), cons)
     prob.solve(solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
@@ -151,7 +151,7 @@ def prop1(fx):
 def _candidates(key: bytes, shape: tuple, ykey: bytes, clarke: bool) -> list[dict]:
     X = np.frombuffer(key).reshape(shape)
     y = np.frombuffer(ykey)
-    return kkt_candidates(X, y, enumerate_patterns(X), np.random.default_rng(7), clarke=clarke)
+    return kkt_candidates(X, y, complete_patterns(X), np.random.default_rng(7), clarke=clarke)
 
 
 def certified_kkt(fx, clarke: bool = False) -> list[dict]:
@@ -169,8 +169,6 @@ def _has_clarke_kkt(fx):
     n = len(certified_kkt(fx, clarke=True))
     return n > 0, float(n), f"{n} certified Clarke-KKT points among the candidates"
 
-
-from verify import hypothesis  # noqa: E402
 
 b_kkt_point = hypothesis("a certified B-subdifferential KKT point of (13) is available", _has_b_kkt,
                          description=f"KKT residuals <= {KKT_TOL} with boundary D^ entries in {{0,1}}")
@@ -203,10 +201,10 @@ def prop3(fx):
 
 def _thm3_comparisons(ev: Evidence, fx, cands: list[dict], mutated: bool) -> None:
     sol = solve_convex(fx["X"], fx["y"])
-    P, Dmat = sol["value"], sol["Dmat"]
+    P, D = sol["value"], sol["D"]
     n_feasible = 0
     for i, c in enumerate(cands):
-        V = dual_constraint_value(fx["X"], c["lam"], Dmat)
+        V = dual_certificate(c["lam"], fx["X"], D).value
         ev.record(**{f"candidate {i} ({c['source']}): value": c["value"], f"candidate {i}: V(lambda)": V})
         if mutated:
             ev.close(f"candidate {i} ({c['source']}) is global (mutated: every KKT point)", c["value"], P, rtol=1e-5)
@@ -256,15 +254,13 @@ def thm3_clarke(fx):
                  negative(gen_gauss, N=8, d=2, mutation="pattern set sampled with 3 directions")],
        judged_by="d = 2: 20001-point circle grid plus breakpoints vs per-pattern NNLS, 1e-6 relative, 20 random lambda")
 def thm3_equiv(fx):
-    from ._numerics import sampled_patterns
-
     ev = Evidence()
     X = fx["X"]
-    Dmat = sampled_patterns(X, 3, fx.rng) if fx.mutated() else enumerate_patterns(X)
+    D = sample_patterns(X, 3, fx.rng).D if fx.mutated() else complete_patterns(X)
     errs = []
     for _ in range(20):
         lam = fx.rng.normal(size=X.shape[0])
-        errs.append(abs(dual_constraint_value(X, lam, Dmat) - circle_max(X, lam)) / circle_max(X, lam))
+        errs.append(abs(dual_certificate(lam, X, D).value - circle_max(X, lam)) / circle_max(X, lam))
     ev.le("max relative difference (17) vs (16)", max(errs), 0.0, atol=1e-6)
     return ev
 

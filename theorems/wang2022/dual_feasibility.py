@@ -9,11 +9,18 @@ from fixtures.orthogonal import boundary as shared_os_boundary
 from fixtures.orthogonal import near_boundary as shared_os_near_boundary
 from fixtures.wang2022 import F1, F2, OBTUSE_SAME, SLIDE, gen_gauss, os_boundary, os_cones, sf_mmatrix
 from verify import Evidence, adversarial, claim, negative, not_checkable, random
+from verify.numerics.convex import dual_certificate
 
 from ._hyp import both_classes, full_rank, orthogonally_separable, spike_free
-from ._numerics import dual_constraint_value, enumerate_patterns, pattern_value
+from ._numerics import complete_patterns
 
 N_LAMBDA = 40
+
+
+def _max_positive(X: np.ndarray, lam: np.ndarray, D: np.ndarray) -> float:
+    """max_j v_j^+(lambda) = max_j max_{||u|| <= 1, (2D_j - I)Xu >= 0} lambda^T D_j X u over the (p, N) patterns
+    ``D`` (eq. 17, sign s = +1; exact per-pattern NNLS of ``convex.dual_certificate``)."""
+    return float(dual_certificate(lam, X, D)["values"][:, 0].max())
 
 
 def _covering_lambda(fx, rng: np.random.Generator):
@@ -30,17 +37,17 @@ def _covering_lambda(fx, rng: np.random.Generator):
 
 def _core(fx, ev: Evidence, bound: float) -> None:
     X = fx["X"]
-    Dmat = enumerate_patterns(X)
+    D = complete_patterns(X)
     worst, worst_lam, r2_err = 0.0, None, 0.0
     for _ in range(N_LAMBDA):
         lam = _covering_lambda(fx, fx.rng)
-        V = dual_constraint_value(X, lam, Dmat)
+        V = dual_certificate(lam, X, D).value
         if V > worst:
             worst, worst_lam = V, lam
         r2 = max(np.linalg.norm(X.T @ np.maximum(lam, 0)), np.linalg.norm(X.T @ np.minimum(lam, 0)))
         r2_err = max(r2_err, abs(V - r2) / max(r2, 1e-300))
     ev.le(f"max V(lambda) over {N_LAMBDA} covering multipliers", worst, bound, rtol=1e-9)
-    ev.record(max_V=worst, R2_closed_form_rel_error=r2_err, patterns=Dmat.shape[1])
+    ev.record(max_V=worst, R2_closed_form_rel_error=r2_err, patterns=D.shape[0])
     if worst > bound:
         ev.certify(lambda_counterexample=worst_lam)
 
@@ -86,12 +93,12 @@ def prop5(fx):
 def prop5_eq64(fx):
     ev = Evidence()
     X, y = fx["X"], fx["y"]
-    Dmat = enumerate_patterns(X)
+    D = complete_patterns(X)
     lams = [y.copy()] + [y * fx.rng.exponential(size=len(y)) for _ in range(10)]
     errs = []
     for lam in lams:
-        lhs = max(pattern_value(X, lam, Dmat[:, j], 1.0)[0] for j in range(Dmat.shape[1]))
-        rhs = max(pattern_value(X, lam * (y > 0), Dmat[:, j], 1.0)[0] for j in range(Dmat.shape[1]))
+        lhs = _max_positive(X, lam, D)
+        rhs = _max_positive(X, lam * (y > 0), D)
         errs.append((abs(lhs - rhs), lhs, rhs, lam))
     e = max(errs, key=lambda t: t[0])
     ev.close("max_u lambda^T (Xu)_+ = max_u lambda^T Y_+ (Xu)_+", e[1], e[2], rtol=1e-9)
@@ -110,21 +117,23 @@ def prop5_eq64(fx):
 def prop5_eq64_amended(fx):
     ev = Evidence()
     X, y = fx["X"], fx["y"]
-    Dmat = enumerate_patterns(X)
+    D = complete_patterns(X)
     worst = -np.inf
     for lam in [y.copy()] + [y * fx.rng.exponential(size=len(y)) for _ in range(10)]:
-        lhs = max(pattern_value(X, lam, Dmat[:, j], 1.0)[0] for j in range(Dmat.shape[1]))
-        rhs = max(pattern_value(X, lam * (y > 0), Dmat[:, j], 1.0)[0] for j in range(Dmat.shape[1]))
+        lhs = _max_positive(X, lam, D)
+        rhs = _max_positive(X, lam * (y > 0), D)
         worst = max(worst, (rhs - lhs) if fx.mutated() else (lhs - rhs))
     ev.le("max (lhs - rhs) over multipliers" + (" [reversed]" if fx.mutated() else ""), worst, 0.0, atol=1e-9)
     return ev
 
 
 def _rem1_values(X, lam):
-    ones = np.ones(X.shape[0])
-    form1 = max(pattern_value(X, lam, ones, s)[0] for s in (1.0, -1.0))
-    plus = pattern_value(X, np.maximum(lam, 0.0), ones, 1.0)[0]
-    minus = pattern_value(X, np.minimum(lam, 0.0), ones, -1.0)[0]
+    """(max_{Xu>=0,||u||<=1} |lambda^T X u|, max lambda_+^T X u, max -lambda_-^T X u) on the single cone Xu >= 0
+    (the all-ones pattern), by ``convex.dual_certificate``."""
+    ones = np.ones((1, X.shape[0]))
+    form1 = dual_certificate(lam, X, ones).value
+    plus = float(dual_certificate(np.maximum(lam, 0.0), X, ones)["values"][0, 0])
+    minus = float(dual_certificate(np.minimum(lam, 0.0), X, ones)["values"][0, 1])
     return form1, plus, minus
 
 
@@ -136,11 +145,11 @@ def _rem1_values(X, lam):
 def rem1_form1(fx):
     ev = Evidence()
     X = fx["X"]
-    Dmat = enumerate_patterns(X)
+    D = complete_patterns(X)
     err = 0.0
     for _ in range(20):
         lam = fx.rng.normal(size=X.shape[0])
-        err = max(err, abs(dual_constraint_value(X, lam, Dmat) - _rem1_values(X, lam)[0]))
+        err = max(err, abs(dual_certificate(lam, X, D).value - _rem1_values(X, lam)[0]))
     ev.le("max |V(lambda) - max_{Xu>=0} |lambda^T X u||", err, 0.0, atol=1e-9)
     return ev
 
@@ -181,13 +190,13 @@ def rem1_form2(fx):
 def rem1_form2_amended(fx):
     ev = Evidence()
     X, y = fx["X"], fx["y"]
-    Dmat = enumerate_patterns(X)
+    D = complete_patterns(X)
     worst = 0.0
     for k in range(20):
         lam = y.copy() if k == 0 else y * fx.rng.exponential(size=len(y))
         _, plus, minus = _rem1_values(X, lam)
         lam = lam / max(plus, minus)
-        V = dual_constraint_value(X, lam, Dmat)
+        V = dual_certificate(lam, X, D).value
         worst = max(worst, 1.5 * V if fx.mutated() else V)
     ev.le("max V(lambda) given second form <= 1", worst, 1.0, rtol=1e-9)
     return ev
@@ -203,13 +212,13 @@ def rem1_form2_amended(fx):
 def lem5(fx):
     ev = Evidence()
     X = fx["X"]
-    Dmat = enumerate_patterns(X)
+    D = complete_patterns(X)
     N = X.shape[0]
     zmin, resid, vmax = np.inf, 0.0, 0.0
     for _ in range(30):
         lam = fx.rng.normal(size=N)
-        j = fx.rng.integers(Dmat.shape[1])
-        Dj = Dmat[:, j]
+        j = fx.rng.integers(D.shape[0])
+        Dj = D[j]
         flip = fx.rng.uniform(size=N) < 0.5
         allowed = lam <= 0 if not fx.mutated() else np.ones(N, dtype=bool)
         D0 = np.where(flip & allowed, 1 - Dj, Dj)
@@ -221,7 +230,7 @@ def lem5(fx):
         z = np.where(D0 != Dj, -lam, 0.0)
         zmin = min(zmin, float(z.min()))
         resid = max(resid, float(np.linalg.norm(X.T @ (Dj * lam) + X.T @ ((2 * Dj - 1) * z) - u0)))
-        vmax = max(vmax, pattern_value(X, lam, Dj, 1.0)[0])
+        vmax = max(vmax, _max_positive(X, lam, Dj[None, :]))
     if fx.mutated():
         ev.le("max_j v_j^+(lambda) (should be <= 1)", vmax, 1.0, rtol=1e-10)
         ev.ge("certificate z_j >= 0", zmin, 0.0, atol=1e-12)

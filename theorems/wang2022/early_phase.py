@@ -7,22 +7,23 @@ import numpy as np
 
 from fixtures.wang2022 import MC3, SLIDE, gen_gauss, mc_simplex, os_cones, shrink
 from verify import Evidence, adversarial, claim, hypothesis, judge_trend, negative, random
+from verify.numerics.nets import gradient, loss_weights
 
 from ._hyp import orthogonally_separable
-from ._numerics import clarke_alignment, enumerate_patterns, lambda_tilde, sphere_flow
+from ._numerics import clarke_alignment, complete_patterns, sphere_flow
 
 DELTAS = (1e-1, 1e-2, 1e-3)
 
 
 def _gd_trajectory(X, y, W1, w2, eta, steps):
-    """Constant-step GD on the logistic loss for one network; yields the states (eqs. 18-19)."""
+    """Constant-step GD on the summed logistic loss for one network W1 (d, m), w2 (m,), sub-gradient 0 at kinks
+    (eqs. 18-19); yields (W1, w2, lambda~, G1, G2) per step with lambda~_n = -y_n l'(q_n) (eq. 19) and
+    (G1, G2) = -grad, from ``nets.loss_weights`` / ``nets.gradient`` in their (W, a) = (W1^T, w2) convention."""
     for _ in range(steps):
-        Z = X @ W1
-        A = Z > 0
-        q = y * (np.maximum(Z, 0.0) @ w2)
-        lt = lambda_tilde(q, y)
-        G1 = (X.T @ (A * lt[:, None])) * w2[None, :]
-        G2 = np.maximum(Z, 0.0).T @ lt
+        q = y * (np.maximum(X @ W1, 0.0) @ w2)
+        lt = y * loss_weights(q, reduction="sum")
+        dW, da = gradient(W1.T, w2, X, y, at_kink=0.0, reduction="sum")
+        G1, G2 = -dW.T, -da
         yield W1, w2, lt, G1, G2
         W1 = W1 + eta * G1
         w2 = w2 + eta * G2
@@ -129,8 +130,8 @@ def lem7(fx):
 
 
 def _g_norms(X, lam):
-    Dmat = enumerate_patterns(X)
-    norms = np.linalg.norm(X.T @ (Dmat * lam[:, None]), axis=0)
+    D = complete_patterns(X)
+    norms = np.linalg.norm(X.T @ (D * lam).T, axis=0)
     return float(norms[norms > 1e-12].min()), float(norms.max())
 
 

@@ -11,7 +11,7 @@ from fixtures.wang2022 import OBTUSE_SAME, SLIDE, gen_gauss, os_boundary, os_con
 from verify import Evidence, adversarial, claim, negative, random
 
 from ._hyp import orthogonally_separable, strictly_orthogonally_separable
-from ._numerics import enumerate_patterns, sphere_flow
+from ._numerics import complete_patterns, sphere_flow
 
 PERTURB_EPS = (1e-3, 1e-5)
 
@@ -41,14 +41,13 @@ def fixed_points(X: np.ndarray, lam: np.ndarray) -> list[np.ndarray]:
     """Self-consistent stationary directions u_D = X^T D lambda / ||.|| with D(u_D) = D (strict pattern),
     over the open-cell patterns D (spec §3 prop7, '<=' direction). Dead directions are excluded."""
     out = []
-    Dmat = enumerate_patterns(X)
-    for j in range(Dmat.shape[1]):
-        g = X.T @ (Dmat[:, j] * lam)
+    for Dj in complete_patterns(X):
+        g = X.T @ (Dj * lam)
         ng = np.linalg.norm(g)
         if ng < 1e-12:
             continue
         u = g / ng
-        if np.array_equal((X @ u > 1e-12).astype(float), Dmat[:, j]) and np.any(X @ u > 1e-12):
+        if np.array_equal((X @ u > 1e-12).astype(float), Dj) and np.any(X @ u > 1e-12):
             out.append(u)
     return out
 
