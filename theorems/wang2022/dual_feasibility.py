@@ -20,7 +20,7 @@ N_LAMBDA = 40
 def _max_positive(X: np.ndarray, lam: np.ndarray, D: np.ndarray) -> float:
     """max_j v_j^+(lambda) = max_j max_{||u|| <= 1, (2D_j - I)Xu >= 0} lambda^T D_j X u over the (p, N) patterns
     ``D`` (eq. 17, sign s = +1; exact per-pattern NNLS of ``convex.dual_certificate``)."""
-    return float(dual_certificate(lam, X, D)["values"][:, 0].max())
+    return float(dual_certificate(lam, X, D)["pattern_values"][:, 0].max())
 
 
 def _covering_lambda(fx, rng: np.random.Generator):
@@ -132,8 +132,8 @@ def _rem1_values(X, lam):
     (the all-ones pattern), by ``convex.dual_certificate``."""
     ones = np.ones((1, X.shape[0]))
     form1 = dual_certificate(lam, X, ones).value
-    plus = float(dual_certificate(np.maximum(lam, 0.0), X, ones)["values"][0, 0])
-    minus = float(dual_certificate(np.minimum(lam, 0.0), X, ones)["values"][0, 1])
+    plus = float(dual_certificate(np.maximum(lam, 0.0), X, ones)["pattern_values"][0, 0])
+    minus = float(dual_certificate(np.minimum(lam, 0.0), X, ones)["pattern_values"][0, 1])
     return form1, plus, minus
 
 

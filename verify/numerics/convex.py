@@ -66,7 +66,16 @@ _STATUS_OK = ("optimal", "optimal_inaccurate")
 
 
 class _AttrDict(dict):
-    """A dict with attribute access that prints its keys in insertion order (scipy OptimizeResult style)."""
+    """A dict with attribute access that prints its keys in insertion order (scipy OptimizeResult style).
+
+    Keys that are names of dict methods (``values``, ``items``, ...) are rejected: attribute access
+    would return the method instead of the value."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        clash = sorted(set(self) & set(dir(dict)))
+        if clash:
+            raise ValueError(f"result keys {clash} would be hidden by dict methods; rename them")
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -107,7 +116,7 @@ class ConvexResult(_AttrDict):
 class DualCertificate(_AttrDict):
     """Result of ``dual_certificate``.
 
-    Keys: value V(lam); values (p, 2), column 0 for s = +1 (max lam^T D_j X u), column 1 for s = -1
+    Keys: value V(lam); pattern_values (p, 2), column 0 for s = +1 (max lam^T D_j X u), column 1 for s = -1
     (max -lam^T D_j X u); pattern, sign: where the max is attained; u (d,) the unit argmax (zeros if V = 0);
     argmax (2, p, d) the unit argmax per sign and pattern.
     """
@@ -163,9 +172,9 @@ def dual_certificate(lam: np.ndarray, X: np.ndarray, D: np.ndarray) -> DualCerti
             if nr > 0:
                 argmax[k, j] = r / nr
     if p == 0:
-        return DualCertificate(value=0.0, values=values, pattern=-1, sign=0, u=np.zeros(d), argmax=argmax)
+        return DualCertificate(value=0.0, pattern_values=values, pattern=-1, sign=0, u=np.zeros(d), argmax=argmax)
     j, k = np.unravel_index(int(np.argmax(values)), values.shape)
-    return DualCertificate(value=float(values[j, k]), values=values, pattern=int(j), sign=(1, -1)[k],
+    return DualCertificate(value=float(values[j, k]), pattern_values=values, pattern=int(j), sign=(1, -1)[k],
                            u=argmax[k, j].copy(), argmax=argmax)
 
 
