@@ -206,3 +206,97 @@ def test_one_sided_dual_values_match_circle_grid():
         assert plus == pytest.approx(max(float(np.max(np.maximum(lam, 0) @ (X @ U[:, cone]))), 0.0), rel=1e-6)
         assert minus == pytest.approx(max(float(np.max(-np.minimum(lam, 0) @ (X @ U[:, cone]))), 0.0), rel=1e-6)
     assert _max_positive(X, np.array([1.0, -1.0]), D) == pytest.approx(0.5, rel=1e-12)  # spec E6
+
+
+# ---------------------------------------------------------------------------------------------
+# Adversarial families and helpers
+
+
+def test_sf_illcond_is_strictly_spike_free_and_ill_conditioned():
+    from fixtures.wang2022 import sf_illcond
+
+    for eps in (1e-6, 1e-8):
+        X = build(sf_illcond, eps=eps)["X"]
+        ok, detail = is_spike_free(X)
+        assert ok and detail["max_offdiag"] < 0
+        s = np.linalg.svd(X, compute_uv=False)
+        assert s[0] / s[-1] > 0.1 / np.sqrt(eps)          # cond(X) ~ eps^{-1/2}
+        G = X @ X.T
+        assert np.min(G / np.sqrt(np.outer(np.diag(G), np.diag(G)))) > 0.99  # rows nearly collinear
+
+
+def test_sf_orthogonal_is_exactly_on_the_spike_free_boundary():
+    from fixtures.wang2022 import sf_orthogonal
+
+    X = build(sf_orthogonal)["X"]
+    G = X @ X.T
+    assert np.all(G[~np.eye(len(G), dtype=bool)] == 0.0)
+    assert is_spike_free(X)[1]["max_offdiag"] == 0.0
+
+
+def test_near_opposite_has_tiny_g_min():
+    from fixtures.wang2022 import near_opposite
+    from theorems.wang2022.early_phase import _g_norms
+
+    fx = build(near_opposite, eps=1e-4)
+    gmin, _ = _g_norms(fx["X"], fx["y"] / 2)
+    assert gmin == pytest.approx(0.5e-4, rel=1e-9)
+
+
+def test_mc_near_boundary_is_multiclass_and_one_vs_rest_os():
+    from fixtures.wang2022 import mc_near_boundary
+    from verify.numerics.patterns import is_multiclass_orthogonally_separable
+
+    fx = build(mc_near_boundary)
+    ok, slack = is_multiclass_orthogonally_separable(fx["X"], fx["labels"])
+    assert ok and slack == pytest.approx(1e-3, rel=1e-6)
+    assert is_orthogonally_separable(fx["X"], fx["Y"][:, 0])[0]
+
+
+def test_lambda_search_finds_the_slide_gap_of_eq64():
+    from theorems.wang2022.dual_feasibility import _max_positive, search_lambda
+
+    X, y = build(SLIDE)["X"], np.array([1.0, -1.0])
+    D = complete_patterns(X)
+
+    def gap(lam):
+        lhs, rhs = _max_positive(X, lam, D), _max_positive(X, lam * (y > 0), D)
+        return (rhs - lhs) / rhs
+
+    best, lam = search_lambda(y, gap, np.random.default_rng(0), n_start=2)
+    assert best >= 0.5 - 1e-9 and np.all(y * lam >= 0)       # lambda = (1, -1) gives 0.5 (spec E6)
+
+
+def test_rem1_values_on_ill_conditioned_data_match_an_independent_socp():
+    import cvxpy as cp
+
+    from fixtures.wang2022 import sf_illcond
+    from theorems.wang2022.dual_feasibility import _rem1_values
+
+    X = build(sf_illcond)["X"]
+    y = build(sf_illcond)["y"]
+    lam = y * np.array([1.0, 2.0, 0.5, 1.5])
+    form1, plus, _ = _rem1_values(X, lam)
+    u = cp.Variable(X.shape[1])
+    cons = [X @ u >= 0, cp.norm(u) <= 1]
+    p_plus = cp.Problem(cp.Maximize(np.maximum(lam, 0) @ X @ u), cons).solve(solver=cp.CLARABEL)
+    p1 = max(cp.Problem(cp.Maximize(s * lam @ X @ u), cons).solve(solver=cp.CLARABEL) for s in (1.0, -1.0))
+    assert plus == pytest.approx(p_plus, rel=1e-6)
+    assert form1 == pytest.approx(p1, rel=1e-5, abs=1e-8)
+    assert plus / form1 > 10                                  # the refutation of Remark 1's 'equivalently'
+
+
+def test_lem3_alignment_reached_at_the_switch_counts_for_event_e2():
+    from theorems.wang2022.early_phase import _lem3_events
+
+    class Fx:
+        data = {"X": np.eye(2), "y": np.array([1.0, -1.0])}
+
+        def __getitem__(self, k):
+            return self.data[k]
+
+    tr = {"sig0": np.array([[1.0], [-1.0]]), "z0": np.array([0.5]), "T0": np.array([0.3]),
+          "c1": np.array([0.95]), "t_align": {0.1: np.array([np.inf])}, "dt": 1e-3, "horizon": 10.0,
+          "U0": np.array([[1.0], [0.0]])}
+    r = _lem3_events(Fx(), tr, "corrected", 0.1)
+    assert r["lem"].all() and r["cor"].all()               # T* = 2.9 (g0 = 1/2) >= T0 = 0.3

@@ -7,7 +7,7 @@ import numpy as np
 
 from fixtures.orthogonal import boundary as shared_os_boundary
 from fixtures.orthogonal import near_boundary as shared_os_near_boundary
-from fixtures.wang2022 import MC3, MC3_binary, mc_simplex, os_boundary, os_cones
+from fixtures.wang2022 import MC3, MC3_binary, mc_near_boundary, mc_simplex, os_boundary, os_cones
 from verify import Evidence, adversarial, claim, judge_binomial, negative, random
 from verify.numerics.convex import convex_primal, dual_certificate
 from verify.numerics.patterns import is_orthogonally_separable
@@ -207,7 +207,9 @@ def thm2(fx):
        uses=["wang2022.thm4.amended", "wang2022.prop1"],
        hypotheses=[orthogonally_separable_multiclass, one_vs_rest_orthogonally_separable],
        fixtures=[random(mc_simplex, K=2, n_k=4, extra_dims=1), random(mc_simplex, K=2, n_k=6, extra_dims=2, profiles=("standard", "thorough")),
+                 adversarial(mc_simplex, K=2, n_k=6, theta_deg=44.0, extra_dims=1), adversarial(mc_near_boundary),
                  negative(MC3)],
-       judged_by="as wang2022.thm2, over the runs meeting H_types for every output")
+       judged_by="as wang2022.thm2, over the runs meeting H_types for every output; adversarial: half-angle 44 deg "
+                 "(same-class cosines down to cos 88 deg) and os.near_boundary as K = 2 (OS slack 1e-3)")
 def thm2_amended(fx):
     return _thm2(fx, conditional=True)

@@ -7,7 +7,19 @@ import numpy as np
 
 from fixtures.orthogonal import boundary as shared_os_boundary
 from fixtures.orthogonal import near_boundary as shared_os_near_boundary
-from fixtures.wang2022 import F1, F2, OBTUSE_SAME, SLIDE, gen_gauss, os_boundary, os_cones, sf_mmatrix
+from fixtures.wang2022 import (
+    F1,
+    F2,
+    OBTUSE_SAME,
+    SLIDE,
+    gen_gauss,
+    near_opposite,
+    os_boundary,
+    os_cones,
+    sf_illcond,
+    sf_mmatrix,
+    sf_orthogonal,
+)
 from verify import Evidence, adversarial, claim, negative, not_checkable, random
 from verify.numerics.convex import dual_certificate
 
@@ -21,6 +33,26 @@ def _max_positive(X: np.ndarray, lam: np.ndarray, D: np.ndarray) -> float:
     """max_j v_j^+(lambda) = max_j max_{||u|| <= 1, (2D_j - I)Xu >= 0} lambda^T D_j X u over the (p, N) patterns
     ``D`` (eq. 17, sign s = +1; exact per-pattern NNLS of ``convex.dual_certificate``)."""
     return float(dual_certificate(lam, X, D)["pattern_values"][:, 0].max())
+
+
+def search_lambda(y: np.ndarray, score, rng: np.random.Generator, n_start: int = 6,
+                  maxfev: int = 300) -> tuple[float, np.ndarray]:
+    """Adversarial search over multipliers with the signs of y: maximise ``score(lambda)`` over
+    lambda = y o exp(z) (so Y lambda >= 0; entries down to e^-30 ~ 1e-13 stand in for zeros) by Nelder-Mead
+    from z = 0 (lambda = y) and ``n_start`` random starts. Returns (best score, its lambda)."""
+    from scipy.optimize import minimize
+
+    def lam_of(z):
+        return y * np.exp(np.clip(z, -30.0, 30.0))
+
+    best, best_lam = -np.inf, y.copy()
+    for z0 in [np.zeros(len(y))] + [rng.normal(scale=2.0, size=len(y)) for _ in range(n_start)]:
+        res = minimize(lambda z: -score(lam_of(z)), z0, method="Nelder-Mead",
+                       options={"maxfev": maxfev, "xatol": 1e-8, "fatol": 1e-14})
+        val = score(lam_of(res.x))
+        if val > best:
+            best, best_lam = val, lam_of(res.x)
+    return float(best), best_lam
 
 
 def _covering_lambda(fx, rng: np.random.Generator):
@@ -88,13 +120,22 @@ def prop5(fx):
        expected="refuted",
        expected_reason="(64) uses lambda^T Y_+ X z = lambda^T X z, false in general: SLIDE, lambda = (1,-1): 0.5 vs 1 "
                        "(spec E6); Prop 5 needs only the one-sided inequality (wang2022.prop5.eq64.amended)",
-       fixtures=[random(SLIDE), random(sf_mmatrix), negative(F1)],
-       judged_by="exact per-pattern NNLS for both sides, 11 multipliers (one is y)")
+       fixtures=[random(SLIDE), random(sf_mmatrix), adversarial(sf_illcond), adversarial(sf_orthogonal),
+                 negative(F1)],
+       judged_by="exact per-pattern NNLS for both sides, 11 multipliers (one is y); adversarial fixtures add a "
+                 "Nelder-Mead search maximising |lhs - rhs| / max(lhs, rhs)")
 def prop5_eq64(fx):
     ev = Evidence()
     X, y = fx["X"], fx["y"]
     D = complete_patterns(X)
     lams = [y.copy()] + [y * fx.rng.exponential(size=len(y)) for _ in range(10)]
+    if fx.kind == "adversarial":
+        def gap(lam):
+            lhs, rhs = _max_positive(X, lam, D), _max_positive(X, lam * (y > 0), D)
+            return abs(lhs - rhs) / max(lhs, rhs, 1e-300)
+        rel, lam_s = search_lambda(y, gap, fx.rng)
+        lams.append(lam_s / max(_max_positive(X, lam_s * (y > 0), D), 1e-300))
+        ev.record(search_max_relative_gap=rel)
     errs = []
     for lam in lams:
         lhs = _max_positive(X, lam, D)
@@ -111,15 +152,25 @@ def prop5_eq64(fx):
        amends="wang2022.prop5.eq64",
        statement=r"$\max_{\|u\|\le1}\lambda^\top(Xu)_+ \le \max_{\|u\|\le1}\lambda^\top Y_+(Xu)_+$ whenever "
                  r"$Y\lambda \ge 0$ (any $X$); this is all the proof of Proposition 5 needs.",
-       fixtures=[random(SLIDE), random(sf_mmatrix), random(gen_gauss, N=8, d=3),
+       fixtures=[random(SLIDE), random(sf_mmatrix), random(gen_gauss, N=8, d=3), adversarial(near_opposite),
+                 adversarial(near_opposite, eps=1e-6), adversarial(sf_illcond),
                  negative(SLIDE, mutation="reversed inequality")],
-       judged_by="exact per-pattern NNLS for both sides, 11 multipliers")
+       judged_by="exact per-pattern NNLS for both sides, 11 multipliers; adversarial fixtures (ill-conditioned, "
+                 "nearly collinear opposite labels) add a Nelder-Mead search maximising lhs - rhs at rhs = 1")
 def prop5_eq64_amended(fx):
     ev = Evidence()
     X, y = fx["X"], fx["y"]
     D = complete_patterns(X)
     worst = -np.inf
-    for lam in [y.copy()] + [y * fx.rng.exponential(size=len(y)) for _ in range(10)]:
+    lams = [y.copy()] + [y * fx.rng.exponential(size=len(y)) for _ in range(10)]
+    if fx.kind == "adversarial" and not fx.mutated():
+        def excess(lam):
+            rhs = _max_positive(X, lam * (y > 0), D)
+            return (_max_positive(X, lam, D) - rhs) / max(rhs, 1e-300)
+        best, lam_s = search_lambda(y, excess, fx.rng)
+        lams.append(lam_s / max(_max_positive(X, lam_s * (y > 0), D), 1e-300))
+        ev.record(search_max_relative_excess=best)
+    for lam in lams:
         lhs = _max_positive(X, lam, D)
         rhs = _max_positive(X, lam * (y > 0), D)
         worst = max(worst, (rhs - lhs) if fx.mutated() else (lhs - rhs))
@@ -161,14 +212,23 @@ def rem1_form1(fx):
        expected="refuted",
        expected_reason="only a sufficient condition: SLIDE, lambda = c(1,-1), c in (1,2]: dual value 0.5c <= 1 but the "
                        "Y_+ form gives c > 1 (spec E6)",
-       fixtures=[random(SLIDE), random(sf_mmatrix, N=4, d=4), negative(F1)],
-       judged_by="truth values of both sides for multipliers lambda = c * y o Exp(1) scaled to V(lambda) = 1 (exact NNLS)")
+       fixtures=[random(SLIDE), random(sf_mmatrix, N=4, d=4), adversarial(sf_illcond), adversarial(sf_orthogonal),
+                 negative(F1)],
+       judged_by="truth values of both sides for multipliers lambda = c * y o Exp(1) scaled to V(lambda) = 1 (exact NNLS); "
+                 "adversarial fixtures add a Nelder-Mead search maximising the second form at V(lambda) = 1")
 def rem1_form2(fx):
     ev = Evidence()
     X, y = fx["X"], fx["y"]
     worst, cert = 0.0, None
-    for k in range(20):
-        lam = y.copy() if k == 0 else y * fx.rng.exponential(size=len(y))
+    lams = [y.copy()] + [y * fx.rng.exponential(size=len(y)) for _ in range(19)]
+    if fx.kind == "adversarial":
+        def second_form(lam):
+            form1, plus, minus = _rem1_values(X, lam)
+            return max(plus, minus) / max(form1, 1e-300)
+        best, lam_s = search_lambda(y, second_form, fx.rng)
+        lams.append(lam_s)
+        ev.record(search_max_second_form=best)
+    for lam in lams:
         lam = lam / _rem1_values(X, lam)[0]  # now the dual constraint holds with equality
         _, plus, minus = _rem1_values(X, lam)
         if max(plus, minus) > worst:
