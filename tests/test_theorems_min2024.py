@@ -12,13 +12,14 @@ from theorems.min2024.common import (
     OTHER,
     PLUS,
     constants,
+    euler_polar,
     flow_field,
-    log_norm_rates,
     margin_loss,
     membership,
     mu_of,
     neg_loss_derivative,
     polar_outputs,
+    polar_velocity,
     total_loss,
     zeta1_star,
     zeta2_star,
@@ -92,7 +93,7 @@ def test_logistic2_is_twice_logistic():
     assert np.allclose(margin_loss("logistic2").value(q), 2 * margin_loss("logistic").value(q), rtol=1e-14)
 
 
-def test_polar_rates_match_direct_field():
+def test_polar_velocity_matches_direct_field():
     rng = np.random.default_rng(5)
     X, y = wellsep_data(rng, 3, 3, 4, 0.5)
     W = rng.normal(size=(5, 4))
@@ -101,8 +102,8 @@ def test_polar_rates_match_direct_field():
     dW, dv = flow_field(W, v, X, y)
     rho = np.log(np.linalg.norm(W, axis=1))
     U = W / np.exp(rho)[:, None]
-    drho = log_norm_rates(U, rho, s, X, y)
-    assert np.allclose(np.einsum("jd,jd->j", dW, U), np.exp(rho) * drho)
+    dU, drho = polar_velocity(U, rho, s, X, y)
+    assert np.allclose(dW, np.exp(rho)[:, None] * (dU + drho[:, None] * U))
     assert np.allclose(dv, s * np.exp(rho) * drho)
     assert np.allclose(polar_outputs(X, U, rho, s), forward(W, v, X))
 
@@ -148,6 +149,10 @@ def test_direct_flow_is_balanced_and_agrees_with_log_scale_flow():
                            reduction="sum", t_end=1.0, t_eval=t)
     Wp = np.exp(p.history["log_norms"])[..., None] * p.history["directions"]
     assert np.allclose(Wp, W, rtol=1e-7, atol=0)
+    te, Ue, rhoe, ok, _ = euler_polar(X, y, W0, np.log(np.linalg.norm(W0, axis=1)), s, 1e-4, 10000, record_every=10000)
+    # explicit Euler is first order: relative error O(dt * t * Lipschitz) ~ 1e-3 here
+    assert ok and te.tolist() == [0.0, 1.0]
+    assert np.allclose(Ue[-1] * np.exp(rhoe[-1])[:, None], W[-1], rtol=2e-3, atol=0)
 
 
 def test_gd_helpers_match_plain_gradient_steps():

@@ -49,7 +49,7 @@ def _direct_run(fx, unbalanced: bool = False):
     T = c.T(le)
     t_end = T if T > 0 else 1.0
     res = integrate_flow(W0, v0, fx["X"], fx["y"], alpha=fx["leak"], loss=margin_loss(fx["loss"]), reduction="sum",
-                         t_end=t_end, t_eval=np.linspace(0, t_end, 201), rtol=1e-11, atol=1e-15 * eps,
+                         t_end=t_end, t_eval=np.linspace(0, t_end, 201), rtol=1e-12, atol=1e-15 * eps,
                          error_estimate=False)
     W, v = unflatten_params(res.history["theta"], *W0.shape)
     return res.history["t"], W, v, T, eps, res.success
@@ -77,7 +77,7 @@ def _direction_error(X, y, W, v, s, loss, leak):
        r"\le4\epsilon n\sqrt hX_{\max}^2W_{\max}^2$ (leaky ReLU allowed).",
        hypotheses=[INIT, EPS_LEM], uses=["min2024.lem3", "min2024.lem4"],
        fixtures=LEM_FIXTURES + [LARGE_INIT, negative(wellsep, mutation="bound / 1e4", **{**LEM_BASE, "eps_shift": 0.0})],
-       judged_by="direct (W, v) flow (integrate_flow: DOP853 region by region, rtol 1e-11), error from the exact field at 201 times in [0, T]; slack ratio")
+       judged_by="direct (W, v) flow (integrate_flow: DOP853 region by region, rtol 1e-12), error from the exact field at 201 times in [0, T]; slack ratio")
 def lem1(fx):
     ev = Evidence()
     c = fixture_constants(fx)
@@ -135,7 +135,7 @@ def lem3(fx):
        statement=r"Under balanced init, $v_j(t)^2-\|w_j(t)\|^2\equiv0$ and $\mathrm{sign}(v_j(t))=\mathrm{sign}(v_j(0))$.",
        hypotheses=[INIT], fixtures=LEM_FIXTURES + [negative(wellsep, mutation="unbalanced v(0) = 2 s ||w(0)||",
                                                            **{**LEM_BASE, "eps_shift": -3.0})],
-       judged_by="direct (W, v) flow: max_t |v_j^2 - ||w_j||^2| / max_j ||w_j||^2 <= 1e-8 (integrate_flow, DOP853 rtol 1e-11)")
+       judged_by="direct (W, v) flow: max_t |v_j^2 - ||w_j||^2| / max_j ||w_j||^2 <= 1e-8 (integrate_flow, DOP853 rtol 1e-12)")
 def bal(fx):
     ev = Evidence()
     t, W, v, T, eps, ok = _direct_run(fx, unbalanced=fx.mutated())

@@ -98,10 +98,10 @@ def thm1_a(fx):
     ev.le("t_align (last entry into the aligned configuration)", ta, t1, rtol=0.0)
     if t_last < t1 and not ok[-1]:
         ev.inconclusive(f"not aligned by the simulated horizon {t_last:.4g} < t1 = {t1:.4g}")
-    ev.record(t_align=ta, t1=t1, slack_ratio=ta / t1, log_eps=p.run.log_eps, integrator=p.run.flow.message,
+    ev.record(t_align=ta, t1=t1, slack_ratio=ta / t1, log_eps=p.run.log_eps, integrator=p.run.message,
               members_final=p.mem[-1], n_dead=int((p.mem[-1] == DEAD).sum()))
-    if not p.run.flow.success:
-        ev.inconclusive("integrator failed: " + p.run.flow.message)
+    if not p.run.ok:
+        ev.inconclusive("integrator failed: " + p.run.message)
     k = p.run.t <= min(5.0, p.run.t[-1])
     counts = {name: (p.mem[k] == code).sum(1) for name, code in
               (("in S+", PLUS), ("in S-", MINUS), ("dead", DEAD))}
@@ -132,8 +132,8 @@ def thm1_b(fx):
     ev.true("premise neurons in S_sign(v_j) at every saved t >= t1", bool(good.all()),
             detail=f"{int(premise.sum())} premise neurons; {int((~good).sum())} violations")
     ev.record(premise_neurons=int(premise.sum()), final_members=p.mem[-1])
-    if not p.run.flow.success:
-        ev.inconclusive("integrator failed: " + p.run.flow.message)
+    if not p.run.ok:
+        ev.inconclusive("integrator failed: " + p.run.message)
     return ev
 
 
@@ -163,8 +163,8 @@ def thm1_c(fx):
     ev.true("membership at t equals membership at t1, for all saved t >= t1", bool(same.all()),
             detail=f"{int((~same).sum())} (time, neuron) changes over {same.shape[0]} saved times")
     ev.record(t_end=float(p.run.t[-1]), t1=float(p.run.t[p.k1]))
-    if not p.run.flow.success:
-        ev.inconclusive("integrator failed: " + p.run.flow.message)
+    if not p.run.ok:
+        ev.inconclusive("integrator failed: " + p.run.message)
     return ev
 
 
@@ -219,8 +219,8 @@ def thm1_d(fx):
               t2_slack_ratio=max(t2p / b_plus, t2m / b_minus))
     ev.add_series("loss after t2 vs the O(1/t) bound", tt - tt[0] + 1.0, {"L(t)": L[k2:], "bound": bound},
                   xlabel="t - t2 + 1", ylabel="loss", logx=True, logy=True)
-    if not r.flow.success:
-        ev.inconclusive("integrator failed: " + r.flow.message)
+    if not r.ok:
+        ev.inconclusive("integrator failed: " + r.message)
     return ev
 
 
