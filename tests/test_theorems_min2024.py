@@ -178,3 +178,40 @@ def test_digit_stand_in_is_nonnegative_before_centring():
     assert (raw >= 0).all() and (raw @ raw.T >= 0).all()
     X = raw - raw.mean(0)
     assert np.allclose(X[y > 0].sum(0), -X[y < 0].sum(0))
+
+
+def test_lemma2_edge_search_finds_the_x1_logistic_violation():
+    from theorems.min2024.early import _lemma2_excess, _yhat_points
+
+    yh = _yhat_points("edges")
+    assert yh.min() == -1.0 and yh.max() == 1.0 and np.abs(yh[yh != 0]).min() <= 1e-299
+    assert _lemma2_excess("exp", "edges")[0] <= 1e-15
+    # the main text's log(1 + e^{-q}) has |g - y| = 1/2 at yhat = 0 (spec E3): the search must see it
+    assert abs(_lemma2_excess("logistic", "edges")[0] - 0.5) < 1e-9
+
+
+def test_scaled_e34_example_is_balanced_on_the_dead_boundary():
+    from fixtures.min2024 import example_e34
+    from theorems.min2024.trajectories import _caratheodory_residual, _glued_solution
+    from verify import random
+    from verify.claims import build_fixture
+
+    fx = build_fixture(random(example_e34, scale=1e-3), 0, "quick")
+    assert fx["w0"] @ fx["x"] == 0 and fx["v0"] == np.linalg.norm(fx["w0"])
+    t, W, V = _glued_solution(fx, 0.5)
+    assert _caratheodory_residual(fx, t, W, V) < 1e-6
+    assert (W[t > 0.5 + 1e-9] @ fx["x"] > 0).all()   # leaves S_dead: the printed Lemma 12(i) fails
+
+
+def test_hypothesis_failing_fixtures_do_not_crash_the_checks():
+    from fixtures.min2024 import a2_violator, clusters
+    from theorems.min2024.constants_claims import _t1_series
+    from theorems.min2024.geometry import asm1
+    from verify import negative
+    from verify.claims import build_fixture
+
+    fx = build_fixture(negative(a2_violator), 3, "quick")
+    mus, vals, ms = _t1_series(fx)
+    assert vals.shape == mus.shape and np.allclose(vals, 1 / ms, rtol=1e-12)
+    ev = asm1(build_fixture(negative(clusters), 3, "quick"))
+    assert not all(c.holds for c in ev.comparisons)   # opposite-label pairs not all negatively correlated

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fixtures.min2024 import a2_violator, example_e34, paths, wellsep
+from fixtures.min2024 import _craft, a2_violator, example_e34, paths, wellsep
 from fixtures.min2024 import wellsep_data as _data
 from verify import Evidence, adversarial, claim, hypothesis, negative, not_checkable, random
 from verify.numerics.flow import integrate_flow
@@ -83,8 +83,9 @@ def path(fx):
        statement=r"$2H_n+\frac12\le4\log n$ for $n\ge2$ (used to bound $T(P_{\max})$).", hypotheses=[N_GE_2],
        expected="refuted", expected_reason="false at n = 2: 2 H_2 + 1/2 = 3.5 > 4 log 2 = 2.77 (spec E14); the "
        "exact bound of min2024.claim.path holds", uses=["min2024.claim.path"],
-       fixtures=[random(paths), negative(paths, label="min.paths.n1", n_min=1)],
-       judged_by="exact evaluation for every n in [n_min, n_max]")
+       fixtures=[random(paths), adversarial(paths, label="min.paths.n2", n_min=2, n_max=2),
+                 negative(paths, label="min.paths.n1", n_min=1)],
+       judged_by="exact evaluation for every n in [n_min, n_max] (adversarial: the edge n = 2 alone)")
 def path_intermediate(fx):
     ev = Evidence()
     ns = np.arange(fx["n_min"], fx["n_max"] + 1)
@@ -167,7 +168,9 @@ def _zeta_check(fx, use_max: bool) -> Evidence:
        r"in $S^\zeta_{x_\mp}$.", hypotheses=[A1, A2],
        expected="refuted", expected_reason="with max, one of the two uses fails unless zeta1 = zeta2 (spec E10); "
        "min is needed", uses=["min2024.lem8"],
-       fixtures=[random(wellsep, **BASE), negative(a2_violator, label="min.a2_violator")],
+       fixtures=[random(wellsep, **BASE),
+                 adversarial(wellsep, label="min.wellsep.near_a2", **{**BASE, "crafted": "near_a2", "delta": 1e-8}),
+                 negative(a2_violator, label="min.a2_violator")],
        judged_by="best constants zeta1*, zeta2* (times 1 - 1e-6); worst cap boundary points; exact init cosines")
 def zeta_printed(fx):
     return _zeta_check(fx, use_max=True)
@@ -214,7 +217,10 @@ def _eq29(fx, factor: float) -> Evidence:
        hypotheses=[A1, A2, INIT], uses=["min2024.lem3"],
        expected="refuted", expected_reason="Lemma 3 at eps1 gives only .../(2 n X_max): the derivation is off by a "
        "factor 2 (spec E12); the measured outputs satisfy (29) with large slack",
-       fixtures=[random(wellsep, **BASE), negative(a2_violator, label="min.a2_violator")],
+       fixtures=[random(wellsep, **BASE), adversarial(wellsep, label="min.wellsep.near_a2_imbalanced",
+                                                        **{**BASE, "n_pos": 1, "n_neg": 5, "crafted": "near_a2",
+                                                           "delta": 1e-8}),
+                 negative(a2_violator, label="min.a2_violator")],
        judged_by="Lemma-3 bound evaluated at eps1 against (29) (exact ratio 2); measured max|f| recorded")
 def eq29(fx):
     return _eq29(fx, 4.0)
@@ -234,14 +240,25 @@ def eq29_amended(fx):
 MUS = (0.8, 0.4, 0.2, 0.1, 0.05)
 
 
-def _t1_series(fx) -> tuple[np.ndarray, np.ndarray]:
-    """``t1 sqrt(mu) X_min / (16 log n)`` (= 1/m) on data of decreasing mu from the same generator seed."""
-    vals = []
+def _t1_series(fx) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``t1 sqrt(mu) X_min / (16 log n)`` (= 1/m) and ``m = min{zeta, mu^2}`` on data of decreasing mu from the
+    same generator seed, with the fixture's class sizes, dimension (that of ``W0``) and norm range; a crafted
+    init (``crafted = "near_a2"``) is re-crafted against each data set of the series."""
+    y0 = fx["y"]
+    n_pos, n_neg = int((y0 > 0).sum()), int((y0 < 0).sum())
+    D = fx["W0"].shape[1]
+    xnorm = tuple(fx.params.get("xnorm", (0.5, 2.0)))
+    crafted = fx.get("crafted", "none")
+    vals, ms = [], []
     for mu in MUS:
-        X, y = _data(np.random.default_rng(fx.seed), 3, 3, 4, mu)
-        c = constants(X, y, fx["W0"], fx["s"])
+        X, y = _data(np.random.default_rng(fx.seed), n_pos, n_neg, D, mu, xnorm)
+        W0 = fx["W0"]
+        if crafted == "near_a2":
+            W0 = _craft(np.random.default_rng(fx.seed + 1), X, y, W0, fx["s"], crafted, fx.params["delta"])
+        c = constants(X, y, W0, fx["s"])
         vals.append(c.t1 * np.sqrt(c.mu) * c.x_min / (16 * np.log(c.n)))
-    return np.array(MUS), np.array(vals)
+        ms.append(c.m)
+    return np.array(MUS), np.array(vals), np.array(ms)
 
 
 @claim("min2024.claim.t1order", kind="claim", title="t1 = O(log n / sqrt(mu)) (Thm 1, main text) as printed",
@@ -249,12 +266,15 @@ def _t1_series(fx) -> tuple[np.ndarray, np.ndarray]:
        hypotheses=[A1, A2], uses=["min2024.lem9"],
        expected="refuted", expected_reason="the proven t1 = 16 log n/(min{zeta, xi} sqrt(mu) X_min) with xi = mu^2 "
        "exactly (Lemma 9), so t1 sqrt(mu)/log n >= 16/(mu^2 X_min) is unbounded as mu -> 0 (spec E1)",
-       fixtures=[random(wellsep, **BASE), negative(a2_violator, label="min.a2_violator")],
+       fixtures=[random(wellsep, **BASE),
+                 adversarial(wellsep, label="min.wellsep.imbalanced_wide", **{**BASE, "n_pos": 1, "n_neg": 7,
+                                                                              "xnorm": (0.05, 2.0)}),
+                 negative(a2_violator, label="min.a2_violator")],
        judged_by="t1 sqrt(mu) X_min/(16 log n) along mu = 0.8 ... 0.05 on one generator seed: refuted when it grows "
        "by more than 10x (it grows like mu^-2)")
 def t1order(fx):
     ev = Evidence()
-    mus, vals = _t1_series(fx)
+    mus, vals, _ = _t1_series(fx)
     ev.le("growth of t1 sqrt(mu) X_min/(16 log n) from mu = 0.8 to 0.05", float(vals[-1] / vals[0]), 10.0, rtol=0.0)
     ev.add_series("t1 sqrt(mu) X_min/(16 log n) vs mu", mus, {"1/m": vals, "mu^-2": mus ** -2.0}, xlabel="mu",
                   logx=True, logy=True)
@@ -267,12 +287,20 @@ def t1order(fx):
        statement=r"The proven alignment time is $t_1=\frac{16\log n}{\min\{\zeta,\mu^2\}\sqrt\mu X_{\min}}=O(\frac{\log n}"
        r"{\min\{\zeta,\mu^2\}\sqrt\mu})$, in particular $\ge\frac{16\log n}{\mu^{5/2}X_{\min}}$.", hypotheses=[A1, A2],
        uses=["min2024.lem9"],
-       fixtures=[random(wellsep, **BASE), negative(a2_violator, label="min.a2_violator")],
-       judged_by="the normalised t1 equals 1/min{zeta, mu^2} and is >= mu^-2 on each mu of the series")
+       fixtures=[random(wellsep, **BASE),
+                 adversarial(wellsep, label="min.wellsep.imbalanced_wide", **{**BASE, "n_pos": 1, "n_neg": 7,
+                                                                              "xnorm": (0.05, 2.0)}),
+                 adversarial(wellsep, label="min.wellsep.imbalanced_near_a2",
+                             **{**BASE, "n_pos": 1, "n_neg": 7, "crafted": "near_a2", "delta": 1e-8}),
+                 negative(a2_violator, label="min.a2_violator")],
+       judged_by="the normalised t1 equals 1/min{zeta, mu^2} and is >= mu^-2 on each mu of the series (adversarial: "
+       "one positive point, wide norms, and an init re-crafted near x_- so that zeta2 ~ 2e-8 < mu^2)")
 def t1order_amended(fx):
     ev = Evidence()
-    mus, vals = _t1_series(fx)
+    mus, vals, ms = _t1_series(fx)
     ev.ge("min over mu of (normalised t1) * mu^2", float((vals * mus ** 2).min()), 1.0, rtol=1e-6)
+    ev.close("normalised t1 vs 1/min{zeta, mu^2}", vals, 1.0 / ms, rtol=1e-12)
+    ev.record(normalised_t1=vals, m=ms, zeta_below_mu2=[bool(m < mu ** 2 * (1 - 1e-6)) for m, mu in zip(ms, mus)])
     return ev
 
 
@@ -314,6 +342,7 @@ def nonexist(fx):
        statement=r"$x=[1,0]$, $y=+1$, $w(0)=[0,1]$, $v(0)=1$: $\theta(t)\equiv\theta_0$ and, for every $t_0\ge0$, the "
        r"trajectory constant until $t_0$ and then solving (47) are both Caratheodory solutions.",
        fixtures=[random(example_e34, label="min.example_e4"),
+                 adversarial(example_e34, label="min.example_e4.tiny", scale=1e-3),
                  negative(example_e34, label="min.example_e4.y_negative", y_label=-1.0)],
        judged_by="integral-equation (45) residual of the glued trajectories (t0 = 0, 0.5, 2) below 1e-6 (RK4 + "
        "trapezoid, step 1e-3), and <x, w(t)> > 0 after t0")

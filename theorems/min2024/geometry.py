@@ -53,7 +53,10 @@ def asm1(fx):
         U = signed_units(X, y)
         mu = float((U @ U.T)[~np.eye(len(y), dtype=bool)].max())
     ev.close("mu vs pairwise loop", mu, loop, rtol=1e-12, atol=1e-14)
-    ev.close("mu vs generator's exact mu", mu, fx["mu_target"], rtol=0.0, atol=1e-12)
+    if "mu_target" in fx:
+        ev.close("mu vs generator's exact mu", mu, fx["mu_target"], rtol=0.0, atol=1e-12)
+    else:
+        ev.note("the generator has no exact mu (noisy clusters): only the pairwise loop is compared")
     same = y[:, None] == y[None, :]
     G = X @ X.T
     off = ~np.eye(len(y), dtype=bool)

@@ -103,8 +103,9 @@ def _caratheodory_residual(fx, t, W, V) -> float:
        hypotheses=[A1], uses=["min2024.claim.nonunique"],
        expected="refuted", expected_reason="App. E.4's glued trajectory is a Caratheodory solution that starts "
        "on the boundary of S_dead and leaves it (spec E6): true only for regular solutions",
-       fixtures=[random(example_e34), NEG_A1],
-       judged_by="the glued trajectory (t0 = 0.5) solves the integral equation (45) to 1e-6 and leaves S_dead")
+       fixtures=[random(example_e34), adversarial(example_e34, label="min.example_e4.tiny", scale=1e-3), NEG_A1],
+       judged_by="the glued trajectory (t0 = 0.5) solves the integral equation (45) to 1e-6 and leaves S_dead "
+       "(adversarial: init scale 1e-3, departure O(1e-6) near t0)")
 def lem12_i(fx):
     ev = Evidence()
     if "x" not in fx:
@@ -115,6 +116,7 @@ def lem12_i(fx):
     t, W, V = _glued_solution(fx, 0.5)
     res = _caratheodory_residual(fx, t, W, V)
     ev.le("integral-equation residual of the glued trajectory", res, 1e-6, rtol=0.0)
+    ev.record(residual=res, relative_residual=res / abs(fx["v0"]))
     starts_dead = float(fx["w0"] @ fx["x"]) <= 0
     left = float((W @ fx["x"]).max())
     ev.true("w(t0) in S_dead and w(t) in S_dead for all t >= t0", starts_dead and left <= 0,
@@ -226,6 +228,10 @@ def lem14(fx):
     else:
         rho, mask = r.rho[p.k1:], p.v_plus | p.v_minus
     inc = np.diff(rho[:, mask], axis=0)
+    if inc.size == 0:
+        # e.g. data violating Assumption 1: t1 is infinite and the saved run ends before it, or V~+- is empty
+        return ev.inconclusive(f"no increment to test: {rho.shape[0]} saved times from t1, {int(mask.sum())} "
+                               "neurons in V~+-")
     ev.ge("min increment of log ||w_j|| over j in V~+- and saved t >= t1", float(inc.min()), 0.0, atol=1e-9)
     return ev
 
