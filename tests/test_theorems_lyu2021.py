@@ -20,7 +20,14 @@ from theorems.lyu2021.common import (
     norm_M,
     svm,
 )
-from theorems.lyu2021.dynamics import flow_ode, gd_until_margin
+from theorems.lyu2021.dynamics import (
+    _ngd_horizons_scaled,
+    flow_margin_horizons,
+    flow_ode,
+    gd_until_margin,
+    ngd_horizons,
+    shifted_logistic,
+)
 from verify import REGISTRY
 from verify.numerics.global_margin import global_margin_oracle
 from verify.numerics.nets import forward, gradient, normalized_margin
@@ -126,3 +133,36 @@ def test_gradient_matches_finite_differences_off_kinks():
     E[1, 2] = h
     fd = (loss_value(margins(W + E, a, fx["X"], fx["y"], 0.5)) - loss_value(margins(W - E, a, fx["X"], fx["y"], 0.5))) / (2 * h)
     assert fd == pytest.approx(gW[1, 2], rel=1e-6)
+
+
+def test_ngd_adapter_matches_local_loop_with_unit_step_scaling():
+    """ngd_horizons (shared normalized_gradient_descent) == the local q_ref loop when q_ref makes the scale 1."""
+    fx = _sym(4)
+    rng = np.random.default_rng(5)
+    W, a = rng.normal(size=(3, 2, 3)), rng.normal(size=(3, 2))
+    W, a, _ = gd_until_margin(W, a, fx["X"], fx["y"], 0.5, eta=0.1, q_target=1.0)
+    H = [2.0, 4.0, 8.0]
+    r1 = ngd_horizons(W, a, fx["X"], fx["y"], 0.5, H, eta=1e-2)
+    r2 = _ngd_horizons_scaled(W, a, fx["X"], fx["y"], 0.5, np.asarray(H), eta=1e-2, max_steps=400_000, q_ref=np.inf)
+    assert r1.reached.all() and np.array_equal(r1.steps, r2.steps)
+    assert np.allclose(r1.W, r2.W, rtol=1e-10, atol=1e-12) and np.allclose(r1.a, r2.a, rtol=1e-10, atol=1e-12)
+
+
+def test_shifted_logistic_is_a_log_domain_multiple():
+    q = np.array([-3.0, 0.0, 40.0, 900.0])
+    from verify.numerics.nets import LOGISTIC
+    lf = shifted_logistic(800.0)
+    assert np.allclose(lf.log_value(q) - LOGISTIC.log_value(q), 800.0, rtol=0, atol=1e-12)
+    assert np.allclose(lf.log_neg_derivative(q) - LOGISTIC.log_neg_derivative(q), 800.0, rtol=0, atol=1e-12)
+
+
+def test_flow_margin_horizons_reaches_horizons_on_symmetric_data():
+    """The accurate late-phase flow passes each horizon in order, with growing norm and a small error estimate."""
+    fx = _sym(6)
+    rng = np.random.default_rng(7)
+    W, a = 0.5 * rng.normal(size=(1, 2, 3)), 0.5 * rng.normal(size=(1, 2))
+    W, a, _ = gd_until_margin(W, a, fx["X"], fx["y"], 0.5, eta=0.1, q_target=3.0)
+    run = flow_margin_horizons(W[0], a[0], fx["X"], fx["y"], 0.5, [20.0, 200.0], dq=150.0, records=150)
+    assert np.all(run.q >= [20.0, 200.0]) and np.all(run.q <= [20.0 + 3.0, 200.0 + 3.0])
+    nrm = np.sqrt(np.sum(run.W ** 2, axis=(1, 2)) + np.sum(run.a ** 2, axis=1))
+    assert nrm[1] > nrm[0] and run.error < 1e-6 and run.segments == 2

@@ -21,7 +21,7 @@ from verify.numerics.nets import (
 from . import catalogue as cat
 from .appendix_b import on_kink, random_theta
 from .common import bbar, d_init, embed, good_embedding, lambda0, linear_net, mu_tilde, norm_M, svm
-from .dynamics import flow_ode, gd_until_margin, inconclusive_on_stall, ngd_horizons
+from .dynamics import flow_ode, gd_until_margin, inconclusive_on_stall, judge_floored_trend, ngd_horizons
 from .hyps import holds, separable, symmetric, unit_data
 
 # ---------------------------------------------------------------------------------------------
@@ -282,23 +282,25 @@ def _f3_targets(w):
             ("(1/sqrt2)(0, -w*, 0, -1)", np.concatenate([0 * w, -w, [0.0, -1.0]]) / np.sqrt(2))]
 
 
-def width2_kkt_search(fx, B, H):
-    """Normalised GD from B random balanced width-2 starts with a1 >= 0 >= a2 (scales 0.3..3)."""
+def width2_kkt_search(fx, B, H, eta=1e-2):
+    """Normalised GD (step ``eta``) from B random balanced width-2 starts with a1 >= 0 >= a2 (scales 0.3..3)."""
     X, y, al = fx["X"], fx["y"], fx["alpha"]
     rng = fx.rng
     d = X.shape[1]
     W = rng.normal(size=(B, 2, d)) * 10.0 ** rng.uniform(-0.5, 0.5, size=(B, 1, 1)) / np.sqrt(d)
     a = np.stack([np.linalg.norm(W[:, 0], axis=1), -np.linalg.norm(W[:, 1], axis=1)], axis=1)
     W, a, _ = gd_until_margin(W, a, X, y, al, eta=0.05, q_target=1.0)
-    return ngd_horizons(W, a, X, y, al, H, eta=1e-2)
+    return ngd_horizons(W, a, X, y, al, H, eta=eta)
 
 
 @claim("lyu2021.lemF.3", **cat.item("lemF.3"), hypotheses=[separable, symmetric],
        fixtures=[random(sym_gauss), random(sym_gauss, d=5, alpha=0.25), adv(sym_collinear, alpha=0.8),
                  negative(gen_gauss), negative(sym_gauss, mutation="list with (1/4)(w*, -w*, 1, -1)")],
        judged_by="(i) the three directions are KKT (LP residual <= 1e-9, recomputed); (ii) normalised GD from 8 random "
-                 "balanced width-2 starts with a1 >= 0 >= a2: max distance to the nearest listed direction judged by judge_trend "
-                 "over margin horizons {400, 1600, 6400, 25600} (tolerance 3e-2)")
+                 "balanced width-2 starts with a1 >= 0 >= a2, run to margin horizons 4e2..1e12: max distance to the nearest "
+                 "listed direction judged by judge_floored_trend (floor tol/10) over the late horizons {1e9, .., 1e12} "
+                 "(tolerance 3e-2; eta = 2.5e-3); the earlier horizons (saddle passages) are recorded and plotted; "
+                 "quick: horizons {400, .., 25600}, eta = 1e-2")
 def lemF_3(fx):
     ev = Evidence()
     if not holds(symmetric, fx):
@@ -315,8 +317,33 @@ def lemF_3(fx):
         ev.close(f"||{name}||", float(np.linalg.norm(th)), 1.0, rtol=1e-12)
         r = two_layer_kkt_residual(W, a, X, y, alpha=al, tau_act=1e-9, tau_kink=1e-12)
         ev.le(f"KKT residual of {name}", r.r_kkt, 0.0, atol=1e-9)
-    H = [400, 1600, 6400, 25600]
-    run = width2_kkt_search(fx, 8, H)
+    # Lemma F.3 is a statement about the limit directions; the search converges in log-margin time and passes
+    # saddles on the way (collinear data, alpha = 0.8, standard seed: the farthest endpoint is 0.35 from every
+    # listed direction at Q = 25600, 0.28 at 1e8, 0.16 at 1e9, 0.033 at 1e10, 1e-4 at 1e11, eta = 2.5e-3).  Standard/thorough run to Q = 1e12 (normalised GD doubles
+    # q_min every ~1700 steps at eta = 2.5e-3) and judge the trend on the fixed late window {1e9, .., 1e12}, the
+    # same for every fixture; the transient is recorded.  The distances then sit on the step-size floor of
+    # normalised GD (measured on sym.gauss d=5: 6.6e-3 / 3.4e-3 / 1.6e-3 at eta = 1e-2 / 5e-3 / 2.5e-3, linear in
+    # eta), below tol/10, where judge_floored_trend does not count fluctuations as non-monotone.
+    if fx.profile == "quick":
+        H_all, eta = [400, 1600, 6400, 25600], 1e-2
+    else:
+        H_all, eta = [400, 1600, 6400, 25600, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12], 2.5e-3
+    run = width2_kkt_search(fx, 8, H_all, eta=eta)
+    if not run.reached[-1].all():
+        return ev.inconclusive(f"a search did not reach the last margin horizon {H_all[-1]:g}")
+    dall = []
+    for j in range(len(H_all)):
+        dists = []
+        for b in range(8):
+            th = np.concatenate([run.W[j, b].ravel(), run.a[j, b]])
+            th /= np.linalg.norm(th)
+            dists.append(min(float(np.linalg.norm(th - t)) for _, t in targets))
+        dall.append(max(dists))
+    ev.record(max_distance_all_horizons=np.array(dall), all_horizons=np.array(H_all), ngd_step=eta)
+    ev.add_series("max distance to the nearest listed direction (all horizons)", np.array(H_all),
+                  {"distance": np.array(dall)}, xlabel="margin horizon", logx=True)
+    H = H_all[-4:]
+    run.W, run.a = run.W[-4:], run.a[-4:]
     dmax = []
     for j in range(len(H)):
         dists = []
@@ -334,8 +361,7 @@ def lemF_3(fx):
         return ev.inconclusive(f"search not converged: normalised margins still change by {moving:.2e} between the last "
                                f"horizons while an endpoint is {dmax[-1]:.3f} from every listed direction")
     if ok:      # a listed direction that is not KKT already refutes; the search trend is then moot
-        judge_trend("max over searches of the distance to the nearest listed direction", H, dmax, 3e-2, evidence=ev,
-                    scale_label="margin horizon")
+        judge_floored_trend("max over searches of the distance to the nearest listed direction", H, dmax, 3e-2, ev)
     ev.record(search_distances_last=dists)
     return ev
 

@@ -1,10 +1,15 @@
 """Training dynamics used by the claims of Lyu et al. (2021) (spec §3.0, integrators I1-I3).
 
-* :func:`gd_until_margin` (I2): batched small-step GD on L until q_min >= q_target (early phases).
+* :func:`gd_until_margin` (I2): batched small-step GD on L until q_min >= q_target (early phases);
+  an adapter over :func:`verify.numerics.flow.gradient_descent` (``stop_margin``).
 * :func:`ngd_horizons` (I3): batched normalised GD theta <- theta - eta grad log L, snapshots at the
-  first iterate whose q_min passes each margin horizon Q (stop by horizons, not iteration counts).
-* :func:`flow_ode` (I1): accurate gradient flow with DOP853 (phi'(0) := (1+alpha)/2), with the
-  conserved balance ||w_k||^2 - a_k^2 as accuracy monitor.
+  first iterate whose q_min passes each margin horizon Q (stop by horizons, not iteration counts);
+  :func:`verify.numerics.flow.normalized_gradient_descent`, except with the step scaling ``q_ref``.
+* :func:`flow_ode` (I1): accurate gradient flow, an adapter over :func:`verify.numerics.flow.integrate_flow`
+  (region by region with Filippov sliding) returning the parameters at the callers' times.
+* :func:`flow_margin_horizons` (I1, late phase): the shared accurate non-smooth integrator
+  :func:`verify.numerics.flow.integrate_flow` (Filippov sliding along activation boundaries) run in
+  margin-shifted segments, with snapshots at margin horizons up to q_min ~ 1e4 (flow time e^{1e4}).
 """
 
 from __future__ import annotations
@@ -12,35 +17,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
-from verify.numerics.nets import gradient, margins
+from verify.numerics.flow import gradient_descent, integrate_flow, normalized_gradient_descent
+from verify.numerics.nets import LOGISTIC, Loss, gradient, log_loss, margins
 
 
 def gd_until_margin(W, a, X, y, alpha, *, eta=0.05, q_target=1.0, max_steps=200_000):
     """Batched GD on the mean logistic loss until every element has q_min >= q_target.
 
     Returns (W, a, steps) where steps[b] is the number of steps element b took (max_steps if never).
-    Elements that reached the target are frozen.
+    Elements that reached the target are frozen.  A thin adapter over
+    :func:`verify.numerics.flow.gradient_descent` with ``stop_margin`` (no history, no error estimate).
     """
-    W = np.array(W, dtype=float)
-    a = np.array(a, dtype=float)
-    B = W.shape[0]
-    steps = np.full(B, max_steps)
-    active = np.ones(B, bool)
-    for k in range(max_steps):
-        q = margins(W[active], a[active], X, y, alpha).min(axis=-1)
-        done = q >= q_target
-        if np.any(done):
-            idx = np.flatnonzero(active)[done]
-            steps[idx] = k
-            active[idx] = False
-        if not active.any():
-            break
-        gW, ga = gradient(W[active], a[active], X, y, alpha)
-        W[active] -= eta * gW
-        a[active] -= eta * ga
-    return W, a, steps
+    res = gradient_descent(np.asarray(W, dtype=float), np.asarray(a, dtype=float), X, y, alpha=alpha, lr=eta,
+                           steps=max_steps, stop_margin=q_target, error_estimate=None, record_every=max(1, max_steps))
+    return res.W, res.a, np.asarray(res.nsteps)
 
 
 @dataclass
@@ -57,12 +48,28 @@ class HorizonRun:
 
 def ngd_horizons(W, a, X, y, alpha, horizons, *, eta=1e-2, max_steps=400_000, q_ref=None) -> HorizonRun:
     """Normalised GD theta <- theta - eta grad log L (log-domain weights), batched, with snapshots at
-    margin horizons (spec I3). Each element stops after its last horizon. With ``q_ref`` the step is
-    eta * min(1, q_ref / q_min): the curvature of log L on the sphere grows like q_min, and a fixed step
-    makes the iterates jitter at large margins."""
+    margin horizons (spec I3). Each element stops after its last horizon.
+
+    Without ``q_ref`` this is :func:`verify.numerics.flow.normalized_gradient_descent` (snapshots repackaged).
+    With ``q_ref`` the step is eta * min(1, q_ref / q_min) -- the curvature of log L on the sphere grows like
+    q_min, and a fixed step makes the iterates jitter at large margins; the shared integrator has no such step
+    scaling, so that case keeps the local loop :func:`_ngd_horizons_scaled`."""
+    H = np.asarray(horizons, dtype=float)
+    if q_ref is not None:
+        return _ngd_horizons_scaled(W, a, X, y, alpha, H, eta=eta, max_steps=max_steps, q_ref=q_ref)
+    if np.any(np.diff(H) < 0):
+        raise ValueError("ngd_horizons: horizons must be ascending")
+    res = normalized_gradient_descent(np.asarray(W, dtype=float), np.asarray(a, dtype=float), X, y, alpha=alpha, lr=eta,
+                                      margin_horizons=H, max_steps=max_steps, record_every=max(1, max_steps))
+    snaps = res.snapshots
+    steps = np.stack([np.asarray(s["step"]) for s in snaps])
+    return HorizonRun(H, np.stack([s["W"] for s in snaps]), np.stack([s["a"] for s in snaps]), steps >= 0, steps)
+
+
+def _ngd_horizons_scaled(W, a, X, y, alpha, H, *, eta, max_steps, q_ref) -> HorizonRun:
+    """:func:`ngd_horizons` with the step eta * min(1, q_ref / q_min) (not offered by the shared integrator)."""
     W = np.array(W, dtype=float)
     a = np.array(a, dtype=float)
-    H = np.asarray(horizons, dtype=float)
     B, m, d = W.shape
     SW = np.full((len(H), B, m, d), np.nan)
     Sa = np.full((len(H), B, m), np.nan)
@@ -85,22 +92,93 @@ def ngd_horizons(W, a, X, y, alpha, horizons, *, eta=1e-2, max_steps=400_000, q_
             break
         idx = np.flatnonzero(active)
         gW, ga = gradient(W[idx], a[idx], X, y, alpha, normalized=True)
-        if q_ref is None:
-            step = np.full(len(idx), eta)
-        else:
-            qa = margins(W[idx], a[idx], X, y, alpha).min(axis=-1)
-            step = eta * np.minimum(1.0, q_ref / np.maximum(qa, 1e-300))
+        qa = margins(W[idx], a[idx], X, y, alpha).min(axis=-1)
+        step = eta * np.minimum(1.0, q_ref / np.maximum(qa, 1e-300))
         W[idx] -= step[:, None, None] * gW
         a[idx] -= step[:, None] * ga
     return HorizonRun(H, SW, Sa, reached, steps)
+
+
+def shifted_logistic(c: float) -> Loss:
+    """The loss e^c log(1 + e^{-q}), built in log domain (e^c itself may overflow).
+
+    Its gradient flow is the logistic flow with time rescaled by e^c (same trajectory); with c = -log L(theta0)
+    the field is O(1) at theta0 however small L(theta0) is."""
+    return Loss(name=f"e^{c:.6g}*logistic",
+                value=lambda q: np.exp(c + LOGISTIC.log_value(q)),
+                neg_derivative=lambda q: np.exp(c + LOGISTIC.log_neg_derivative(q)),
+                log_value=lambda q: c + LOGISTIC.log_value(q),
+                log_neg_derivative=lambda q: c + LOGISTIC.log_neg_derivative(q))
+
+
+@dataclass
+class FlowHorizons:
+    """Snapshots of the accurate late-phase flow: ``W[j]``, ``a[j]`` at the first record with
+    q_min >= ``horizons[j]`` (``q[j]`` its q_min); ``error`` the largest relative error estimate of
+    integrate_flow (rtol/10 rerun) over the segments; ``sliding`` the number of Filippov sliding episodes;
+    ``segments`` the number of integrate_flow calls."""
+
+    horizons: np.ndarray
+    W: np.ndarray
+    a: np.ndarray
+    q: np.ndarray
+    error: float
+    sliding: int
+    segments: int
+
+
+def flow_margin_horizons(W, a, X, y, alpha, horizons, *, dq: float = 600.0, records: int = 300,
+                         rtol: float = 1e-10, atol: float = 1e-13) -> FlowHorizons:
+    """Accurate gradient flow of the logistic loss (one network (m, d), (m,)) to margin horizons.
+
+    The flow is integrated by :func:`verify.numerics.flow.integrate_flow` (region by region, Filippov sliding
+    along kinks, so a neuron sliding on <w_k, x_i> = 0 stays on it to rounding -- normalised GD chatters
+    across such planes at relative distance ~1e-3, which spoils the kink test of a KKT residual).  Flow time
+    to q_min = Q is ~e^Q, so the run is split into segments: each starts at theta with c = -log L(theta), uses
+    :func:`shifted_logistic` (c) (the same trajectory, time rescaled by e^c) and log time up to t = e^dq, so
+    every segment raises q_min by about dq.  Records on a grid uniform in log t (spacing dq/records in q).
+    Raises :class:`IntegratorStalled` if a segment fails.
+    """
+    import warnings
+
+    W = np.array(W, dtype=float)
+    a = np.array(a, dtype=float)
+    H = np.asarray(horizons, dtype=float)
+    m, d = W.shape
+    SW, Sa, Sq = [], [], []
+    te = np.concatenate([[0.0], np.expm1(np.linspace(0.0, dq, records)[1:])])
+    err, slides, nseg = 0.0, 0, 0
+    while len(SW) < len(H):
+        c = -float(log_loss(margins(W, a, X, y, alpha)))
+        with warnings.catch_warnings():      # rejected trial steps may overflow the shifted weights
+            warnings.simplefilter("ignore", RuntimeWarning)
+            res = integrate_flow(W, a, X, y, alpha=alpha, loss=shifted_logistic(c), t_end=float(te[-1]), t_eval=te,
+                                 rtol=rtol, atol=atol, log_time=True, error_estimate=True)
+        nseg += 1
+        if not res.success or not np.all(np.isfinite(res.history["theta"])):
+            raise IntegratorStalled(f"integrate_flow, segment {nseg}: {res.message}")
+        err = max(err, float(res.error_estimate))
+        slides += len(res.sliding)
+        th, qm = res.history["theta"], res.history["min_margin"]
+        while len(SW) < len(H):
+            k = np.flatnonzero(qm >= H[len(SW)])
+            if not k.size:
+                break
+            SW.append(th[k[0], : m * d].reshape(m, d))
+            Sa.append(th[k[0], m * d:])
+            Sq.append(float(qm[k[0]]))
+        if qm[-1] <= margins(W, a, X, y, alpha).min() + 1e-9:
+            raise IntegratorStalled(f"integrate_flow, segment {nseg}: q_min did not grow")
+        W, a = np.array(res.W), np.array(res.a)
+    return FlowHorizons(H, np.array(SW), np.array(Sa), np.array(Sq), err, slides, nseg)
 
 
 class IntegratorStalled(RuntimeError):
     """The accurate integrator exceeded its evaluation budget (typically sliding along a kink)."""
 
 
-def flow_rhs(X, y, alpha, m, d, max_nfev=None):
-    """Right-hand side -grad L(theta) for the flat theta = concat(W.ravel(), a)."""
+def _flow_rhs_dop853(X, y, alpha, m, d, max_nfev=None):
+    """Right-hand side -grad L(theta), phi'(0) := (1+alpha)/2, for the flat theta = concat(W.ravel(), a)."""
     count = [0]
 
     def rhs(_t, th):
@@ -108,29 +186,62 @@ def flow_rhs(X, y, alpha, m, d, max_nfev=None):
         if max_nfev is not None and count[0] > max_nfev:
             raise IntegratorStalled(f"more than {max_nfev} right-hand-side evaluations (sliding along a kink?)")
         W = th[: m * d].reshape(m, d)
-        a = th[m * d:]
-        gW, ga = gradient(W, a, X, y, alpha)
+        gW, ga = gradient(W, th[m * d:], X, y, alpha)
         return -np.concatenate([gW.ravel(), ga])
     return rhs
 
 
-def flow_ode(W, a, X, y, alpha, t_eval, *, rtol=1e-10, atol=1e-14, t0=0.0, max_nfev=100_000):
-    """Gradient flow d theta/dt = -grad L (DOP853). Returns (Ws, as) at t_eval: (T, m, d), (T, m).
+def _flow_ode_dop853(W, a, X, y, alpha, te, rtol, atol, max_nfev):
+    """One smooth DOP853 ODE with the convention phi'(0) = (1+alpha)/2 (for starts with w_k = 0, a_k != 0,
+    where every activation plane passes through the neuron and the event-based integrator cannot start)."""
+    from scipy.integrate import solve_ivp
 
-    Raises :class:`IntegratorStalled` after ``max_nfev`` right-hand-side evaluations: the measure-zero
-    convention phi'(0) = (1+alpha)/2 makes a solver chatter when the flow slides along a kink."""
     m, d = W.shape
-    th0 = np.concatenate([np.asarray(W, float).ravel(), np.asarray(a, float)])
-    t_eval = np.asarray(t_eval, dtype=float)
-    if t_eval[-1] <= t0:
-        Y = np.repeat(th0[None], len(t_eval), axis=0)
-        return Y[:, : m * d].reshape(-1, m, d), Y[:, m * d:]
-    sol = solve_ivp(flow_rhs(X, y, alpha, m, d, max_nfev), (t0, float(t_eval[-1])), th0, method="DOP853",
-                    t_eval=t_eval, rtol=rtol, atol=atol)
+    sol = solve_ivp(_flow_rhs_dop853(X, y, alpha, m, d, max_nfev), (0.0, float(te[-1])),
+                    np.concatenate([W.ravel(), a]), method="DOP853", t_eval=te, rtol=rtol, atol=atol)
     if not sol.success:
         raise IntegratorStalled(f"solve_ivp failed: {sol.message}")
-    Y = sol.y.T
-    return Y[:, : m * d].reshape(-1, m, d), Y[:, m * d:]
+    return sol.y.T
+
+
+def flow_ode(W, a, X, y, alpha, t_eval, *, rtol=1e-10, atol=1e-14, t0=0.0, max_nfev=100_000):
+    """Accurate gradient flow d theta/dt = -grad L from theta(t0) = (W, a). Returns (Ws, as) at t_eval:
+    (T, m, d), (T, m).
+
+    A thin adapter over :func:`verify.numerics.flow.integrate_flow` (region by region, DOP853, Filippov
+    sliding along activation boundaries; ``atol`` absolute) with the (time-shifted) t_eval of the callers.
+    Neurons with w_k = 0 and a_k = 0 are exact rest points of the flow (their gradient is zero and they add
+    nothing to f); they are taken out and put back as zeros, because every activation plane passes through
+    them (a Zeno point for the event-based integrator).  A start with w_k = 0 but a_k != 0 leaves the origin
+    along the convention phi'(0) = (1+alpha)/2 and is integrated as one smooth DOP853 ODE.  Raises
+    :class:`IntegratorStalled` when the integrator fails (budget ``max_nfev`` per run, Zeno point, solver)."""
+    W = np.asarray(W, dtype=float)
+    a = np.asarray(a, dtype=float)
+    m, d = W.shape
+    te = np.asarray(t_eval, dtype=float) - float(t0)
+    if te[-1] <= 0:
+        return np.repeat(W[None], len(te), axis=0), np.repeat(a[None], len(te), axis=0)
+    if np.any(np.diff(te) <= 0) or te[0] < 0:
+        raise ValueError("flow_ode: t_eval must be strictly increasing and >= t0")
+    wzero = ~np.any(W != 0, axis=1)
+    rest = wzero & (a == 0)
+    keep = ~rest
+    Ws = np.zeros((len(te), m, d))
+    As = np.zeros((len(te), m))
+    if not keep.any():
+        return Ws, As
+    Wk, ak, mk = W[keep], a[keep], int(keep.sum())
+    if np.any(wzero & ~rest):
+        th = _flow_ode_dop853(Wk, ak, X, y, alpha, te, rtol, atol, max_nfev)
+    else:
+        res = integrate_flow(Wk, ak, X, y, alpha=alpha, t_end=float(te[-1]), t_eval=te, rtol=rtol, atol=atol,
+                             error_estimate=False, max_rhs_evals=max_nfev)
+        th = res.history["theta"]
+        if not res.success or len(th) != len(te):
+            raise IntegratorStalled(f"integrate_flow: {res.message}")
+    Ws[:, keep] = th[:, : mk * d].reshape(-1, mk, d)
+    As[:, keep] = th[:, mk * d:]
+    return Ws, As
 
 
 def inconclusive_on_stall(check):

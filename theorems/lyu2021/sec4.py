@@ -42,7 +42,7 @@ from .common import (
     sym_partner,
     unit_function_distance,
 )
-from .dynamics import gd_until_margin, ngd_horizons
+from .dynamics import flow_margin_horizons, gd_until_margin, inconclusive_on_stall, ngd_horizons
 from .hyps import asm45, holds, separable, symmetric, width2
 from .search import ascend_margin
 
@@ -82,29 +82,34 @@ small_loss = hypothesis("L(theta(0)) < ln2/n", _small_loss)
 @claim("lyu2021.thm3.1", **cat.item("thm3.1"), hypotheses=[small_loss],
        fixtures=[random(start_family, base="gen"), adv(start_family, base="sym"), adv(start_family, base="gen", m=8),
                  negative(start_family, start="zero"), negative(start_family, start="negative")],
-       judged_by="normalised GD (I3) to margin horizons Q: loss and norm monotone across horizons; "
-                 "KKT residual of Def B.8 (LP, recomputed, points within 5% of q_min active) judged by judge_trend "
-                 "with tolerance 5e-2")
+       judged_by="accurate gradient flow (integrate_flow, Filippov sliding, margin-shifted log-time segments) to margin "
+                 "horizons Q: loss and norm monotone across horizons; KKT residual of Def B.8 (LP, recomputed, points "
+                 "within 5% of q_min active) judged by judge_trend with tolerance 5e-2")
+@inconclusive_on_stall
 def thm3_1(fx):
+    """Late phase by the accurate flow, not normalised GD: neurons slide along activation boundaries here, and
+    normalised GD chatters across them at relative distance 1e-4..3e-3, so the kink test (tau_kink 1e-6) of the
+    KKT LP misses those pairs (measured: r_KKT 0.17, 0.23, 0.22, 0.47 along Q = 100..6400 by normalised GD vs
+    0.079, 0.065, 0.050, 0.0099 by the accurate flow on the same start, gen.gauss m = 4)."""
     ev = Evidence()
     X, y, al = fx["X"], fx["y"], fx["alpha"]
     if not holds(small_loss, fx):
         ev.note("hypothesis unmet: not run")
         return ev
     H = [100, 400, 1600] if fx.profile == "quick" else [100, 400, 1600, 6400]
-    run = ngd_horizons(fx["W0"][None], fx["a0"][None], X, y, al, H, eta=1e-2)
-    if not run.reached[-1, 0]:
-        return ev.inconclusive("last margin horizon not reached")
-    Ws, As = run.W[:, 0], run.a[:, 0]
+    run = flow_margin_horizons(fx["W0"], fx["a0"], X, y, al, H)
+    Ws, As = run.W, run.a
     ll = np.array([float(log_loss(margins(Ws[j], As[j], X, y, al))) for j in range(len(H))])
     nrm = np.sqrt(parameter_norm_sq(Ws, As))
     ev.true("log L decreasing along the horizons", bool(np.all(np.diff(ll) < 0)), detail=str(np.round(ll, 3)))
     ev.true("||theta|| increasing along the horizons", bool(np.all(np.diff(nrm) > 0)), detail=str(np.round(nrm, 3)))
+    ev.le("integrator error estimate (relative, rtol/10 rerun)", run.error, 1e-6)
     # (eps, delta)-KKT in Lyu & Li's sense: points within 5% of q_min count as active (relative slack).
     r = np.array([two_layer_kkt_residual(Ws[j], As[j], X, y, alpha=al, tau_act=0.05, tau_kink=1e-6).r_kkt
                   for j in range(len(H))])
     judge_trend("KKT residual r_KKT", H, r, 5e-2, evidence=ev, scale_label="margin horizon")
-    ev.record(log_loss=ll, norm=nrm, gamma=normalized_margin(Ws, As, X, y, al))
+    ev.record(log_loss=ll, norm=nrm, gamma=normalized_margin(Ws, As, X, y, al), q_min_at_snapshots=run.q,
+              sliding_episodes=run.sliding, segments=run.segments)
     return ev
 
 

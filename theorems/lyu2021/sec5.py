@@ -195,10 +195,19 @@ def _h55(fx):
 h55 = hypothesis("a1 = ||w1||, a2 = -||w2||, <w1,w*> > 0 > <w2,w*>", _h55)
 
 
-def width2_runs(fx, horizons):
+def width2_runs(fx, horizons, eta=1e-2, q_ref=200):
     X, y, al = fx["X"], fx["y"], fx["alpha"]
     W, a, _ = gd_until_margin(fx["W0"][None], fx["a0"][None], X, y, al, eta=0.05, q_target=1.0)
-    return ngd_horizons(W, a, X, y, al, horizons, eta=1e-2, q_ref=200)
+    return ngd_horizons(W, a, X, y, al, horizons, eta=eta, q_ref=q_ref, max_steps=400_000 if q_ref else 1_500_000)
+
+
+# Theorem 5.5 is a limit statement and the flow first passes a nearly flat saddle on some starts (small w2;
+# collinear data with alpha = 0.95: distance 0.49 at Q = 250, 0.30 at 1e12, 0.052 at 1e21, < 5e-5 at 1e24).
+# Standard/thorough therefore run normalised GD with a fixed step (it doubles q_min in a fixed number of steps,
+# so Q = 1e24 is affordable) and judge the trend on a fixed late window, the same for every fixture; the
+# earlier horizons are recorded.  Quick keeps the short run (q_ref step scaling, Q <= 1600).
+H55_ALL = [250, 1000, 4000, 16000, 1e5, 1e6, 1e8, 1e10, 1e12, 1e15, 1e18, 1e21, 1e24]
+H55_WINDOW = 4
 
 
 def _thm55(fx, target_of):
@@ -208,14 +217,24 @@ def _thm55(fx, target_of):
         return ev
     X, y, al = fx["X"], fx["y"], fx["alpha"]
     w, g_lin = svm(X, y)
-    H = [100, 400, 1600] if fx.profile == "quick" else [250, 1000, 4000]
-    run = width2_runs(fx, H)
-    if not run.reached[-1, 0]:
-        return ev.inconclusive("last margin horizon not reached")
     target = target_of(w)
     if not ev.close("norm of the stated limit direction (a directional limit is a unit vector)", float(np.linalg.norm(target)),
                     1.0, rtol=1e-12):
         return ev
+    if fx.profile == "quick":
+        H_all, run = [100, 400, 1600], width2_runs(fx, [100, 400, 1600])
+        H = H_all
+    else:
+        H_all, run = H55_ALL, width2_runs(fx, H55_ALL, eta=2.5e-3, q_ref=None)
+        H = H_all[-H55_WINDOW:]
+    if not run.reached[-1, 0]:
+        return ev.inconclusive(f"last margin horizon {H_all[-1]:g} not reached")
+    d_all = []
+    for j in range(len(H_all)):
+        th = np.concatenate([run.W[j, 0].ravel(), run.a[j, 0]])
+        d_all.append(float(np.linalg.norm(th / np.linalg.norm(th) - target)))
+    ev.record(distances_all_horizons=d_all, all_horizons=H_all, ngd_steps=run.steps[:, 0])
+    run.W, run.a = run.W[-len(H):], run.a[-len(H):]
     dpar, gam = [], []
     for j in range(len(H)):
         th = np.concatenate([run.W[j, 0].ravel(), run.a[j, 0]])
@@ -241,8 +260,8 @@ _f55 = [random(init55), random(init55, d=5, n_half=10, alpha=0.25, scale=1.0), a
 @claim("lyu2021.thm5.5", **cat.item("thm5.5"), hypotheses=[separable, symmetric, h55], fixtures=_f55,
        expected="refuted", expected_reason="E2: (1/4)(w*, -w*, 1, -1) has norm 1/2, so no direction converges to it; "
                                            "the unit vector is (1/2)(w*, -w*, 1, -1)",
-       judged_by="GD then normalised GD to margin horizons; parameter distance of theta/||theta|| to the printed "
-                 "vector judged by judge_trend (tolerance 2e-2)")
+       judged_by="the printed vector must be a unit vector; GD then normalised GD to margin horizons; parameter "
+                 "distance of theta/||theta|| to the printed vector judged by judge_floored_trend (tolerance 2e-2)")
 def thm5_5(fx):
     return _thm55(fx, lambda w: 0.25 * np.concatenate([w, -w, [1.0, -1.0]]))
 
@@ -252,8 +271,10 @@ def thm5_5(fx):
                  r"$\langle w_2, w^*\rangle < 0$, then $\theta(t)$ directionally converges to $\frac12(w^*, -w^*, 1, -1)$.",
        hypotheses=[separable, symmetric, h55], uses=cat.uses("thm5.5"),
        fixtures=_f55 + [negative(init55, mutation="target (1/sqrt2)(w*, 0, 1, 0)")],
-       judged_by="GD then normalised GD to margin horizons; parameter distance to (1/2)(w*, -w*, 1, -1) judged by "
-                 "judge_trend (tolerance 2e-2)")
+       judged_by="GD then normalised GD (fixed step 2.5e-3) to margin horizons 250..1e24; parameter distance to "
+                 "(1/2)(w*, -w*, 1, -1) judged by judge_floored_trend (floor tol/10) on the late window "
+                 "{1e15, 1e18, 1e21, 1e24} (tolerance 2e-2), earlier horizons recorded; quick: q_ref-scaled steps, "
+                 "horizons {100, 400, 1600}")
 def thm5_5_amended(fx):
     if fx.mutated():
         return _thm55(fx, lambda w: np.concatenate([w, 0 * w, [1.0, 0.0]]) / np.sqrt(2))
