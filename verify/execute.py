@@ -6,9 +6,8 @@ import shlex
 import time
 import traceback
 import warnings
+from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from . import settings as S
 from .claims import REGISTRY, Claim, Registry, Task, build_fixture
@@ -62,16 +61,28 @@ def run_task(task: Task, global_seed: int, run_id: str = "", registry: Registry 
     """Build the fixture, check the hypotheses, run the check and decide the verdict.
 
     Never raises for a failure of the claim's own code: a crash becomes an ``error`` record with its
-    traceback; a failure while building the fixture (including NaN or inf in it) too.
+    traceback; a failure while building the fixture (including NaN or inf in it) too. Numerical
+    warnings raised meanwhile are kept in the record (the first few distinct ones), not printed.
     """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")  # once per location: a warning in a loop is recorded once
+        rec = _run_task(task, global_seed, run_id, registry)
+    seen: list[str] = []
+    for w in caught:
+        msg = f"{w.category.__name__}: {w.message} ({Path(w.filename).name}:{w.lineno})"
+        if msg not in seen:
+            seen.append(msg)
+    rec["warnings"] = seen[:5]
+    return rec
+
+
+def _run_task(task: Task, global_seed: int, run_id: str, registry: Registry) -> dict:
     claim = registry[task.claim_id]
     rec = base_record(task, claim, global_seed, run_id)
     use = claim.fixtures[task.use_index]
     t0 = time.perf_counter()
     try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
-            fx = build_fixture(use, task.seed, task.profile)
+        fx = build_fixture(use, task.seed, task.profile)
     except Exception as exc:
         rec["duration_s"] = time.perf_counter() - t0
         rec["traceback"] = traceback.format_exc()
@@ -92,9 +103,7 @@ def run_task(task: Task, global_seed: int, run_id: str = "", registry: Registry 
     crashed = False
     ev: Any = None
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ev = claim.check(fx)
+        ev = claim.check(fx)
         if not isinstance(ev, Evidence):
             raise TypeError(f"check of {claim.id!r} returned {type(ev).__name__}, not Evidence")
     except Exception as exc:
