@@ -82,8 +82,8 @@ def _partial_kept_sign(X, y, W, v, v0):
        statement=r"On $x_1=[1,0]$, $x_2=[\sin a,\cos a]$ ($y=+1$): with $\mu=\sin0.1$ the non-dead positive neurons "
        r"eventually all enter $S_+$; with $\mu=\sin0.001$ there are still non-dead neurons outside $S_+$ at iteration "
        r"7000.", uses=["min2024.thm1.a"],
-       fixtures=[random(two_point, a=0.1, seeds={"standard": 1, "thorough": 2}, profiles=STD),
-                 negative(two_point, label="min.two_point.orthogonal", a=0.0, profiles=STD)],
+       fixtures=[random(two_point, a=0.1, seeds={"quick": 1, "standard": 1, "thorough": 2}),
+                 negative(two_point, label="min.two_point.orthogonal", a=0.0)],
        judged_by="3 GD runs per data set inside one check (h = 50, alpha = 1e-6, step 2e-3, logistic loss): for the "
        "larger mu, zero partial neurons at 21000 among those that kept the sign of v_j(0) and a non-increasing "
        "partial count 2000 -> 7000 -> 21000; for mu = sin 0.001, >= 1 partial neuron at 7000 in every run and more "
@@ -119,9 +119,8 @@ def fig7_8(fx):
 @claim("min2024.exp.fig9", kind="experiment", title="Fig. 9 (App. A.3): orthogonal data (mu = 0)",
        statement=r"On $x_1=[1,0]$, $x_2=[0,1]$: positive neurons end aligned with $x_1$, $x_2$ or $x_+$; only the "
        r"$S_+$ neurons grow, so partial neurons persist and do not fit.",
-       fixtures=[random(two_point, label="min.two_point.orthogonal", a=0.0, seeds={"standard": 1, "thorough": 2},
-                        profiles=STD),
-                 negative(two_point, label="min.two_point.mu_positive", a=0.1, profiles=STD)],
+       fixtures=[random(two_point, label="min.two_point.orthogonal", a=0.0, seeds={"quick": 1, "standard": 1, "thorough": 2}),
+                 negative(two_point, label="min.two_point.mu_positive", a=0.1)],
        judged_by="3 GD runs: partial count > 0 and unchanged from iteration 4000 to 21000 in every run; partial "
        "neurons' share of ||W||_F^2 at 21000 below 1e-3")
 def fig9(fx):
@@ -157,9 +156,9 @@ CENTRED_A1 = hypothesis("Assumption 1 on the centred stand-in data", _centred_a1
        r"1 before the loss drops), then $\|W\|_2^2$ grows and the loss decreases; the stable rank ends below 2 and "
        r"close to 1 (because $\cos(x_+,x_-)=-1$ after centring).", hypotheses=[CENTRED_A1],
        uses=["min2024.thm1.a", "min2024.thm1.e"],
-       fixtures=[random(digits, seeds={"standard": 1, "thorough": 2}, profiles=STD),
+       fixtures=[random(digits, seeds={"quick": 1, "standard": 1, "thorough": 2}),
                  adversarial(digits, label="min.digits.n80", n=80, noise=0.2, profiles=STD),
-                 negative(digits, label="min.digits.heavy_noise", noise=3.0, profiles=STD)],
+                 negative(digits, label="min.digits.heavy_noise", noise=3.0)],
        judged_by="one GD run (mean logistic loss, 30000 steps, h = 50, alpha = 1e-6): ordering alignment < fitting "
        "onset < end; min_{V+-} cos(w_j, x+-) >= 0.9 at the onset; final stable rank < 2 and <= 1.1")
 def fig5(fx):
@@ -196,8 +195,8 @@ def fig5(fx):
        statement=r"In 2-D with $h=50$, $\alpha=10^{-6}$: at the end of the alignment every non-dead $V_\pm$ neuron is in "
        r"$S_\pm$; then norms grow and the loss goes to 0.", hypotheses=[A1],
        uses=["min2024.thm1.a"],
-       fixtures=[random(toy2d, seeds={"standard": 1, "thorough": 2}, profiles=STD),
-                 negative(toy2d, label="min.toy2d.flipped_label", flip=True, profiles=STD)],
+       fixtures=[random(toy2d, seeds={"quick": 1, "standard": 1, "thorough": 2}),
+                 negative(toy2d, label="min.toy2d.flipped_label", flip=True)],
        judged_by="one GD run on 3+3 points within 40 degrees of +-e_1 (exact mu = cos 80 deg): membership of the "
        "non-dead neurons that kept the sign of v_j(0) (unbalanced init: sign flips fall outside the balanced theory; "
        "counted apart) at the alignment end (= fitting onset, first 10% loss drop), activation band |cos| <= 1e-3; "
@@ -244,8 +243,8 @@ def _phase_metrics(X, y, W, v):
        title="Figs. 12-13 (App. A.5): two-phase training vs first-layer-only training (digit stand-in)",
        statement=r"Training both layers from small init, early on only the directions change (norm changes "
        r"negligible) and later the norms grow; training only $W$ (fixed $v_j=\pm1$) shows no such two phases.",
-       fixtures=[random(digits, seeds={"standard": 1, "thorough": 2}, profiles=STD),
-                 negative(digits, label="min.digits.large_init", init_std=0.1, profiles=STD)],
+       fixtures=[random(digits, seeds={"quick": 1, "standard": 1, "thorough": 2}),
+                 negative(digits, label="min.digits.large_init", init_std=0.1)],
        judged_by="full-batch GD (the paper uses SGD, batch 2000) on the mean logistic loss: both layers: norm/direction "
        "metric ratio <= 1e-3 at every checkpoint before alignment (min cos >= 0.9) and >= 1e3 times larger at the end; "
        "first layer only: ratio >= 1e-2 at every checkpoint")

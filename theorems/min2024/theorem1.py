@@ -325,12 +325,10 @@ def _t2_measured(fx, n_neg: int, seed: int) -> tuple[float, float, int]:
        r"above and below independently of $n$.", hypotheses=[A1], uses=["min2024.thm1.d"],
        expected="refuted", expected_reason="with one positive point, t2 ~ log(1/eps)/||x_+|| does not shrink with n: "
        "the proof's bound (39) is O(log(1/eps)/(sqrt(mu) min(n+,n-) X_min)) (spec E24); Theta(1/n) needs balanced classes",
-       fixtures=[random(wellsep, n_pos=1, n_neg=3, D=4, mu=0.6, h=8, xnorm=(1.0, 1.5), seeds={"standard": 1,
-                                                                                             "thorough": 2},
-                        profiles=STD),
+       fixtures=[random(wellsep, n_pos=1, n_neg=3, D=4, mu=0.6, h=8, xnorm=(1.0, 1.5), seeds={"quick": 1, "standard": 1, "thorough": 2}),
                  adversarial(wellsep, label="min.wellsep.t2_small_mu", n_pos=1, n_neg=3, D=4, mu=0.3, h=8,
                              xnorm=(1.0, 1.5), seeds={"standard": 1, "thorough": 2}),
-                 negative(clusters, label="min.clusters.mu_negative", noise=1.5, profiles=STD)],
+                 negative(clusters, label="min.clusters.mu_negative", noise=1.5)],
        judged_by="measured t2 at the theorem's eps on n+ = 1 data with n- = 3 and 12 (same generator seed): refuted "
        "when n t2 / log(1/(sqrt(h) eps)) grows by more than 2x from n = 4 to n = 13 (1/n scaling keeps it flat)")
 def thm1_t2_order(fx):
@@ -352,11 +350,11 @@ def thm1_t2_order(fx):
        title="t2 = O(log(1/eps) / (sqrt(mu) min(n+, n-) X_min)) (amended, from (39))",
        statement=r"$T\le t_2\le$ (39), i.e. $t_2=O(\frac{\log(1/\epsilon)}{\sqrt\mu\min(n_+,n_-)X_{\min}})$ and "
        r"$t_2\ge\frac1{4nX_{\max}}\log\frac1{\sqrt h\epsilon}$.", hypotheses=[A1], uses=["min2024.thm1.d"],
-       fixtures=[random(wellsep, n_pos=1, n_neg=3, D=4, mu=0.6, h=8, xnorm=(1.0, 1.5), profiles=STD,
-                        seeds={"standard": 1, "thorough": 2}),
+       fixtures=[random(wellsep, n_pos=1, n_neg=3, D=4, mu=0.6, h=8, xnorm=(1.0, 1.5),
+                        seeds={"quick": 1, "standard": 1, "thorough": 2}),
                  adversarial(wellsep, label="min.wellsep.t2_small_mu", n_pos=1, n_neg=3, D=4, mu=0.3, h=8,
                              xnorm=(1.0, 1.5), seeds={"standard": 1, "thorough": 2}),
-                 negative(clusters, label="min.clusters.mu_negative", noise=1.5, profiles=STD)],
+                 negative(clusters, label="min.clusters.mu_negative", noise=1.5)],
        judged_by="measured t2 on n+ = 1 data with n- = 3 and 12 between T and the larger of the (39) bounds "
        "(the fixture's D, mu, h, norm range and loss; adversarial: mu = 0.3)")
 def thm1_t2_order_amended(fx):
