@@ -113,6 +113,8 @@ def i6(fx):
     cg = class_geometry(X, y)
     sp, sn = extremal_sectors(X, y)
     tr = limit.limit_run(fx)
+    if not tr.success:
+        return ev.inconclusive(f"integrator: {tr.message}")
     Xt = np.vstack([sphere_samples(fx.rng, 200, X.shape[1]), X / np.linalg.norm(X, axis=1, keepdims=True)])
     errs = []
     for s in limit.HORIZONS:

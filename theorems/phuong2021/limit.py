@@ -319,6 +319,8 @@ def thm1_p4(fx):
     cg = class_geometry(X, y)
     sp, sn = extremal_sectors(X, y)
     tr = limit_run(fx)
+    if not tr.success:
+        return ev.inconclusive(f"integrator: {tr.message}")
     g = groups(tr.a[-1], tr.W[-1], X, sp, sn)
     nu = (np.linalg.norm(cg.w_pos) if g["J+"].size else 0.0) + (np.linalg.norm(cg.w_neg) if g["J-"].size else 0.0)
     if fx.mutated():
