@@ -232,6 +232,16 @@ def test_trend_judgement_pass_refute_inconclusive():
     assert judge_trend("e", [1], [0.0], tol=1.0).holds is None
 
 
+def test_trend_floor_ignores_jitter_below_it_only():
+    scales = [10, 100, 1000, 10000]
+    jitter = [1e-1, 5e-4, 9e-4, 4e-4]  # a wobble far below the tolerance 1e-2 and below the floor
+    assert judge_trend("e", scales, jitter, tol=1e-2).holds is None
+    ev = judge_trend("e", scales, jitter, tol=1e-2, floor=1e-3)
+    assert ev.holds is True and list(ev.quantities["e: raw errors"]) == jitter
+    # a wobble above the floor still breaks the trend
+    assert judge_trend("e", scales, [1e-1, 4e-3, 8e-3, 5e-3], tol=1e-2, floor=1e-3).holds is None
+
+
 def test_aitken_extrapolation_exact_on_geometric_series():
     v = [2 + 3 * 0.5 ** k for k in range(5)]
     assert extrapolate_limit(range(5), v) == pytest.approx(2.0, abs=1e-12)

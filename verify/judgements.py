@@ -70,7 +70,7 @@ def extrapolate_limit(scales: Sequence[float], values: Sequence[float]) -> float
 
 
 def judge_trend(name: str, scales: Sequence[float], errors: Sequence[float], tol: float, *,
-                noise: float = 0.10, flat: float = 0.10, scale_label: str = "horizon",
+                noise: float = 0.10, flat: float = 0.10, floor: float = 0.0, scale_label: str = "horizon",
                 evidence: Evidence | None = None, plot: bool = True) -> Evidence:
     """Judge a limit claim from errors measured along a series of horizons or scales.
 
@@ -79,9 +79,16 @@ def judge_trend(name: str, scales: Sequence[float], errors: Sequence[float], tol
     relative) and the last error is at most ``tol``. Refuted iff the last error exceeds ``10 tol``
     and the series has flattened (the last two errors within ``flat`` relative). Otherwise the
     horizon was too short to decide: inconclusive.
+
+    ``floor`` (at most a tenth of ``tol`` is sensible) is the error level below which fluctuations are
+    numerical jitter, not a failure of the trend: the series is judged on max(error, floor), and the raw
+    errors are recorded beside it.
     """
     ev = evidence if evidence is not None else Evidence()
     e = np.abs(np.asarray(errors, dtype=float))
+    if floor > 0:
+        ev.record(**{f"{name}: raw errors": e.copy()})
+        e = np.maximum(e, floor)
     s = np.asarray(scales, dtype=float)
     if e.size < 2 or e.size != s.size:
         return ev.inconclusive(f"{name}: need at least two horizons with one error each")

@@ -264,6 +264,4 @@ def judge_floored_trend(name, horizons, errors, tol, evidence, scale_label="marg
     margins) are not counted as a failure of monotonicity. The raw errors are recorded."""
     from verify import judge_trend
 
-    raw = np.asarray(errors, dtype=float)
-    evidence.record(**{f"{name}: raw errors": raw})
-    return judge_trend(name, horizons, np.maximum(raw, tol / 10), tol, evidence=evidence, scale_label=scale_label)
+    return judge_trend(name, horizons, errors, tol, floor=tol / 10, evidence=evidence, scale_label=scale_label)
