@@ -12,6 +12,10 @@ from verify.diff import QUANTITY_RTOL_FLOOR, diff_records, format_diff
 
 
 def pair(cid: str, *results: dict) -> list[dict]:
+    """A claim line, its results and, unless given, one powered negative control (a mutated
+    conclusion the check refutes), so that a passing claim is verified rather than unguarded."""
+    if not any(r["fixture_kind"] == S.NEGATIVE for r in results):
+        results = (*results, result_line(cid, "9.0", S.REFUTED, kind=S.NEGATIVE))
     return [claim_line(cid), *results]
 
 
@@ -57,7 +61,8 @@ def test_negative_control_that_stops_failing_is_a_regression():
 def test_expected_refutation_lost_is_a_regression_and_found_is_an_improvement():
     def recs(verdict: str) -> list[dict]:
         return [claim_line("p.thm", expected=S.ST_REFUTED),
-                result_line("p.thm", "0.0", verdict, expected=[S.REFUTED])]
+                result_line("p.thm", "0.0", verdict, expected=[S.REFUTED]),
+                result_line("p.thm", "9.0", S.REFUTED, kind=S.NEGATIVE)]
     lost = diff_records(recs(S.REFUTED), recs(S.PASS))
     assert [e["claim"] for e in lost["regressions"] if e["level"] == "claim"] == ["p.thm"]
     assert "no longer as expected; expected refuted" in lost["regressions"][0]["why"]

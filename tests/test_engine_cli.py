@@ -139,3 +139,15 @@ def test_faults_are_contained(tmp_path):
     assert res[("faults.oom", "0.0")]["verdict"] == "error" and "MemoryError" in res[("faults.oom", "0.0")]["reason"]
     assert res[("faults.raises", "0.0")]["verdict"] == "error"
     assert "LinAlgError" in res[("faults.raises", "0.0")]["reason"]
+
+
+def test_claim_with_only_a_hypothesis_breaking_control_is_unguarded(tmp_path):
+    f = ROOT / "tests" / "claimfiles" / "unguarded.py"
+    r = verify("run", f, "--out", tmp_path, "--profile", "quick", "--jobs", "1", "--quiet")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "UNEXPECTED unguarded.always: unguarded" in r.stdout
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    st = summary["claims"]["unguarded.always"]
+    assert st["status"] == "unguarded" and st["negative_controls"] == {"total": 1, "caught": 1, "powered": 0}
+    r = verify("list", "--json", f)
+    assert [x["powered_controls"] for x in json.loads(r.stdout)] == [0]

@@ -9,7 +9,7 @@ import pytest
 from verify import UsageError
 from verify.claims import Registry, claim, family, hypothesis, negative, not_checkable, random
 from verify.records import read_records, split
-from verify.status import aggregate
+from verify.verdicts import aggregate
 
 VALID = [
     {"type": "run", "run_id": "r", "profile": "quick", "seed": 0},

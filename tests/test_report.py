@@ -19,7 +19,7 @@ from verify.report.graph import dependency_svg, depths
 from verify.report.latex import statement_html
 from verify.report.model import build_model
 from verify.report.plots import MAX_PLOTS_PER_CLAIM, PlotBudget, claim_plots
-from verify.status import aggregate
+from verify.verdicts import aggregate
 
 XSS = "<script>alert('owned')</script>"
 
@@ -42,7 +42,7 @@ def result_line(cid: str, task_id: str, verdict: str, *, kind: str = S.RANDOM, e
                 series: list | None = None, comparisons: list | None = None, reason: str | None = None,
                 hyp_holds: bool = True) -> dict:
     if expected is None:
-        expected = [S.REFUTED, S.VACUOUS] if kind == S.NEGATIVE else [S.PASS]
+        expected = [S.REFUTED] if kind == S.NEGATIVE else [S.PASS]
     holds = {S.PASS: True, S.REFUTED: False}.get(verdict)
     evidence = None
     if verdict != S.ERROR:
@@ -82,12 +82,14 @@ def sample_records() -> list[dict]:
         result_line("toy.lem1", "1.0", S.REFUTED, **neg),
         claim_line("toy.lem2"),
         result_line("toy.lem2", "0.0", S.PASS),
+        result_line("toy.lem2", "1.0", S.REFUTED, **neg),
         claim_line("toy.thm3", uses=["toy.lem1", "toy.lem2"], expected=S.ST_REFUTED),
         result_line("toy.thm3", "0.0", S.REFUTED, slack=-0.5, certificate={"x": [1.0, 2.0, 3.0]}),
         result_line("toy.thm3", "0.1", S.REFUTED, slack=-0.1, certificate={"x": [1.0]}),
         result_line("toy.thm3", "1.0", S.REFUTED, **neg),
         claim_line("toy.thm3.amended", amends="toy.thm3", uses=["toy.lem2"]),
         result_line("toy.thm3.amended", "0.0", S.PASS),
+        result_line("toy.thm3.amended", "1.0", S.REFUTED, **neg),
         claim_line("toy.lem4"),
         result_line("toy.lem4", "0.0", S.INCONCLUSIVE, reason="solver gap 1e-3"),
         claim_line("toy.lem5"),
@@ -97,17 +99,23 @@ def sample_records() -> list[dict]:
         result_line("toy.lem6", "1.0", S.PASS, **neg),
         claim_line("toy.lem7"),
         result_line("toy.lem7", "0.0", S.VACUOUS, hyp_holds=False),
+        result_line("toy.lem7", "1.0", S.REFUTED, **neg),
+        claim_line("toy.lem8"),
+        result_line("toy.lem8", "0.0", S.PASS),
+        result_line("toy.lem8", "1.0", S.VACUOUS, kind=S.NEGATIVE, expected=[S.REFUTED, S.VACUOUS]),
         claim_line("toy.xss", statement=f"Text {XSS} and math $a {XSS} < b$ & \"quotes\"", title=XSS,
                    hypotheses=(XSS,)),
         result_line("toy.xss", "0.0", S.PASS, quantities={XSS: 1.0}, reason=None),
+        result_line("toy.xss", "1.0", S.REFUTED, **neg),
         claim_line("other.thm1", uses=["toy.lem2"]),
         result_line("other.thm1", "0.0", S.PASS, series=[series("loss"), series("margin")]),
+        result_line("other.thm1", "1.0", S.REFUTED, **neg),
         {"type": "end", "run_id": "r1", "interrupted": False},
     ]
 
 
 CLAIM_IDS = ["toy.def1", "toy.lem1", "toy.lem2", "toy.thm3", "toy.thm3.amended", "toy.lem4", "toy.lem5",
-             "toy.lem6", "toy.lem7", "toy.xss", "other.thm1"]
+             "toy.lem6", "toy.lem7", "toy.lem8", "toy.xss", "other.thm1"]
 
 
 @pytest.fixture(scope="module")
@@ -141,6 +149,7 @@ def test_statuses_come_from_aggregate():
     assert rows["toy.thm3"] == "refuted"
     assert rows["toy.lem6"] == "control-failed"
     assert rows["toy.lem7"] == "vacuous"
+    assert rows["toy.lem8"] == "unguarded"  # its only control breaks a hypothesis
     assert rows["toy.lem5"] == "error"
     assert rows["toy.lem4"] == "inconclusive"
     assert rows["toy.def1"] == "not-checkable"
@@ -156,6 +165,7 @@ def test_overview_counts_per_paper(page):
     assert cells["verified"] == "4"  # lem1, lem2, thm3.amended, xss
     assert cells["fully-verified"] == "3"  # lem1 uses a not-checkable definition
     assert cells["not-checkable"] == "1"
+    assert cells["unguarded"] == "1"
 
 
 def test_statement_is_escaped_everywhere(page):

@@ -128,6 +128,12 @@ class FixtureUse:
     def name(self) -> str:
         return self.label or self.family.name
 
+    @property
+    def powered(self) -> bool:
+        """A negative control that mutates the conclusion, which the check itself must refute (one that
+        only breaks a hypothesis shows that the hypothesis predicate works, not that the check can fail)."""
+        return self.kind == S.NEGATIVE and self.mutation is not None
+
     def n_seeds(self, profile: str) -> int:
         if profile not in self.profiles:
             return 0
@@ -156,8 +162,12 @@ def _use(kind: str, fam: FixtureFamily, mutation: str | None, seeds: Any, expect
         raise UsageError(f"fixture family {fam.name!r}: unknown parameter(s) {sorted(unknown)}")
     if isinstance(seeds, int):
         seeds = {p: seeds for p in S.PROFILES}
+    if kind == S.NEGATIVE and mutation is not None and (not isinstance(mutation, str) or not mutation.strip()):
+        raise UsageError(f"negative fixture {fam.name!r}: a mutation is a non-empty name, got {mutation!r}")
     if expect is None:
-        expect = {S.REFUTED, S.VACUOUS} if kind == S.NEGATIVE else {S.PASS}
+        from .verdicts import expected_verdicts
+
+        expect = expected_verdicts(kind, mutation, None, None)
     bad = set(expect) - set(S.VERDICTS)
     if bad:
         raise UsageError(f"fixture {fam.name!r}: unknown expected verdict(s) {sorted(bad)}")
@@ -186,8 +196,10 @@ def negative(fam: FixtureFamily, *, mutation: str | None = None, seeds: Any = No
              **params: Any) -> FixtureUse:
     """A negative control: a broken hypothesis, or (with ``mutation``) a mutated conclusion.
 
-    The check sees ``fx.mutation`` and must test the mutated conclusion; the control is caught when
-    the verdict is in ``expect`` (default: refuted or vacuous).
+    The check sees ``fx.mutation`` and must test the mutated conclusion (a wrong constant, a wrong
+    direction) on a fixture that meets the hypotheses; such a control is caught only when the check
+    refutes it, and only it shows the check's power. A control without a mutation breaks a hypothesis
+    and is caught when the fixture is vacuous (or refuted). ``expect`` overrides either default.
     """
     return _use(S.NEGATIVE, fam, mutation, seeds, expect, profiles, label, params)
 
@@ -205,6 +217,8 @@ class Fixture:
         self.seed = seed
         self.profile = profile
         self.data = data
+        # "printed" or "amended" for the two claims of an erratum (one check serves both), else "".
+        self.variant = ""
         # A generator for the check's own randomness, independent of the one that built the data.
         self.rng = np.random.default_rng([seed, 1])
 
@@ -224,6 +238,11 @@ class Fixture:
         """True when this is a mutated-conclusion control (named ``name`` if given)."""
         return self.mutation is not None and (name is None or self.mutation == name)
 
+    @property
+    def amended(self) -> bool:
+        """True when the check runs for the amended claim of an erratum (see :class:`Erratum`)."""
+        return self.variant == "amended"
+
 
 def build_fixture(use: FixtureUse, seed: int, profile: str) -> Fixture:
     params = {**use.family.defaults, **use.params}
@@ -239,6 +258,57 @@ def _check_finite(name: str, data: dict) -> None:
     for k, v in data.items():
         if isinstance(v, np.ndarray) and v.dtype.kind in "fc" and not np.all(np.isfinite(v)):
             raise FloatingPointError(f"fixture family {name!r} produced NaN or inf in field {k!r}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Errata
+
+
+@dataclass(frozen=True)
+class Erratum:
+    """What is wrong with a printed statement, declared once beside it.
+
+    ``kind`` is one of :data:`settings.ERRATUM_KINDS`; ``location`` where it is printed (section,
+    equation, page); ``printed`` the printed words, quoted; ``reading`` the reading taken and why it is
+    the natural one (the paper's own usage elsewhere when the wording is ambiguous); ``second_method``
+    the computation, independent of the check, that confirms it (an analytic certificate, exact or
+    interval arithmetic, another integrator or solver, a closed form); ``summary`` one line for the
+    errata table. ``amended`` is the amended statement: when given, the same declaration registers the
+    amended claim beside the printed one (id ``amended_id``, default ``<id>.amended``) with the same
+    hypotheses, fixtures and check (``fx.amended`` tells the check which one it runs); ``difference``
+    says in one line what the amendment changes.
+    """
+
+    kind: str
+    location: str
+    printed: str
+    reading: str
+    second_method: str
+    summary: str = ""
+    amended: str = ""
+    difference: str = ""
+    amended_id: str = ""
+    amended_title: str = ""
+
+    def describe(self) -> dict:
+        return {"kind": self.kind, "location": self.location, "printed": self.printed, "reading": self.reading,
+                "second_method": self.second_method, "summary": self.summary, "amended": self.amended or None,
+                "difference": self.difference or None, "amended_id": self.amended_id or None}
+
+
+def erratum(*, kind: str, location: str, printed: str, reading: str, second_method: str, summary: str = "",
+            amended: str = "", difference: str = "", amended_id: str = "", amended_title: str = "") -> Erratum:
+    """Declare an erratum (see :class:`Erratum`); every field but the amendment is required."""
+    if kind not in S.ERRATUM_KINDS:
+        raise UsageError(f"erratum kind {kind!r} is not one of: {', '.join(S.ERRATUM_KINDS)}")
+    for name, value in (("location", location), ("printed", printed), ("reading", reading),
+                        ("second_method", second_method)):
+        if not isinstance(value, str) or not value.strip():
+            raise UsageError(f"erratum ({kind}): {name} is empty")
+    if amended_id and not amended:
+        raise UsageError(f"erratum ({kind}): amended_id {amended_id!r} given without an amended statement")
+    return Erratum(kind, location, printed, reading, second_method, summary, amended, difference, amended_id,
+                   amended_title)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -267,6 +337,10 @@ class Claim:
     proxy: str = ""
     source: str = ""
     tags: tuple = ()
+    erratum: Erratum | None = None
+    derived: str = ""
+    variant: str = ""
+    seed_key: str = ""
 
     @property
     def checkable(self) -> bool:
@@ -275,6 +349,11 @@ class Claim:
     @property
     def negative_controls(self) -> int:
         return sum(1 for u in self.fixtures if u.kind == S.NEGATIVE)
+
+    @property
+    def powered_controls(self) -> int:
+        """Negative controls that mutate the conclusion (see :attr:`FixtureUse.powered`)."""
+        return sum(1 for u in self.fixtures if u.powered)
 
     def describe(self) -> dict:
         """The catalogue entry (what ``verify list --json`` prints and the records' claim line holds)."""
@@ -285,8 +364,10 @@ class Claim:
             "hypotheses": [{"name": h.name, "description": h.description} for h in self.hypotheses],
             "uses": list(self.uses),
             "fixtures": [u.describe() for u in self.fixtures],
-            "negative_controls": self.negative_controls,
+            "negative_controls": self.negative_controls, "powered_controls": self.powered_controls,
             "expected": self.expected, "expected_reason": self.expected_reason,
+            "erratum": self.erratum.describe() if self.erratum else None, "derived": self.derived or None,
+            "variant": self.variant or None,
             "amends": self.amends, "judged_by": self.judged_by, "proxy": self.proxy,
             "timeout_s": self.timeout_s, "source": self.source, "tags": list(self.tags),
         }
@@ -405,13 +486,18 @@ def claim(cid: str, *, kind: str, statement: str, hypotheses: Sequence[Hypothesi
           uses: Sequence[str] = (), fixtures: Sequence[FixtureUse] = (), paper: str | None = None,
           title: str = "", expected: str | None = None, expected_reason: str = "",
           amends: str | None = None, judged_by: str = "", timeout_s: float = S.DEFAULT_TIMEOUT_S,
-          tags: Sequence[str] = (), registry: Registry | None = None) -> Callable:
+          tags: Sequence[str] = (), erratum: Erratum | None = None, derived: str = "",
+          registry: Registry | None = None) -> Callable:
     """Decorator registering a checkable claim; the decorated function is its check.
 
     ``expected`` records a known outcome other than verified (``"refuted"`` for a printed statement
-    that fails, ``"inconclusive"``), with ``expected_reason``. ``amends`` names the printed claim an
-    amended claim replaces. ``judged_by`` says how a limit or probability is judged (trend over
-    horizons, confidence interval over seeds).
+    that fails, ``"inconclusive"``), with ``expected_reason``. ``erratum`` (see :func:`erratum`) says
+    what is wrong with a printed statement expected refuted, and registers its amended claim beside it;
+    ``derived`` marks a statement the harness derived (a reconstructed proof step, a stronger reading)
+    rather than one the paper prints: its failure is a finding about the derivation, never an erratum.
+    ``amends`` names the printed claim an amended claim replaces. ``judged_by`` says how a limit or
+    probability is judged (trend over horizons, confidence interval over seeds) and, for a claim over
+    a class, which extremes of the class its fixtures cover.
     """
     _validate_common(cid, kind, statement)
     for h in hypotheses:
@@ -424,17 +510,29 @@ def claim(cid: str, *, kind: str, statement: str, hypotheses: Sequence[Hypothesi
         raise UsageError(f"claim {cid!r}: a checkable claim needs at least one fixture")
     if expected is not None and expected not in (S.ST_REFUTED, S.ST_INCONCLUSIVE, S.ST_VACUOUS):
         raise UsageError(f"claim {cid!r}: expected must be 'refuted', 'inconclusive' or 'vacuous'")
+    if erratum is not None and not isinstance(erratum, Erratum):
+        raise UsageError(f"claim {cid!r}: erratum must be declared with erratum(...)")
+    if erratum is not None and derived:
+        raise UsageError(f"claim {cid!r}: a derived statement is not printed, so it cannot carry an erratum")
+    if erratum is not None and expected is None:
+        expected = S.ST_REFUTED
     reg = registry if registry is not None else REGISTRY
 
     def wrap(fn: Callable[[Fixture], Any]) -> Callable[[Fixture], Any]:
         if not callable(fn):
             raise UsageError(f"claim {cid!r}: check is not callable")
-        reg.add(Claim(
-            id=cid, paper=paper or _paper_of(cid), kind=kind, statement=statement,
-            hypotheses=tuple(hypotheses), uses=tuple(uses), fixtures=tuple(fixtures), check=fn,
-            title=title, expected=expected, expected_reason=expected_reason, amends=amends,
-            judged_by=judged_by, timeout_s=float(timeout_s), source=reg.current_source or fn.__module__,
-            tags=tuple(tags)))
+        source = reg.current_source or fn.__module__
+        common = dict(paper=paper or _paper_of(cid), kind=kind, hypotheses=tuple(hypotheses), uses=tuple(uses),
+                      fixtures=tuple(fixtures), check=fn, judged_by=judged_by, timeout_s=float(timeout_s),
+                      source=source, tags=tuple(tags))
+        reg.add(Claim(id=cid, statement=statement, title=title, expected=expected,
+                      expected_reason=expected_reason or (erratum.summary if erratum else ""), amends=amends,
+                      erratum=erratum, derived=derived, variant="printed" if erratum and erratum.amended else "",
+                      seed_key=cid, **common))
+        if erratum is not None and erratum.amended:
+            reg.add(Claim(id=erratum.amended_id or f"{cid}.amended", statement=erratum.amended,
+                          title=erratum.amended_title or (f"{title} (amended)" if title else "amended"),
+                          amends=cid, variant="amended", seed_key=cid, **common))
         return fn
 
     return wrap
@@ -487,5 +585,7 @@ def expand(claims: Iterable[Claim], profile: str, global_seed: int) -> list[Task
             continue
         for ui, use in enumerate(c.fixtures):
             for si in range(use.n_seeds(profile)):
-                tasks.append(Task(c.id, ui, si, derive_seed(global_seed, c.id, use, si), profile))
+                # The two claims of an erratum share their fixtures: the amended statement runs on the
+                # very instances that refute the printed one.
+                tasks.append(Task(c.id, ui, si, derive_seed(global_seed, c.seed_key or c.id, use, si), profile))
     return tasks

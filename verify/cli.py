@@ -70,6 +70,12 @@ def _parser() -> argparse.ArgumentParser:
     d = sub.add_parser("diff", help="compare two records files; exit 1 on a regression")
     d.add_argument("old")
     d.add_argument("new")
+
+    e = sub.add_parser("errata", help="a paper's errata summary in Markdown (for a review)")
+    e.add_argument("paper")
+    e.add_argument("sources", nargs="*", help="extra claim files to load")
+    e.add_argument("--records", help="records file or run directory whose outcomes to include "
+                                      "(default: reports/latest when it exists)")
     return p
 
 
@@ -95,9 +101,13 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(json.dumps([c.describe() for c in claims], indent=1))
         return 0
     for c in claims:
-        mark = f"{len(c.fixtures)} fixtures, {c.negative_controls} negative" if c.checkable else "not checkable"
-        print(f"{c.id:40s} {c.kind:12s} {mark}")
-    print(f"{len(claims)} claims, {sum(c.checkable for c in claims)} checkable")
+        mark = (f"{len(c.fixtures)} fixtures, {c.negative_controls} negative ({c.powered_controls} powered)"
+                if c.checkable else "not checkable")
+        extra = f"  erratum: {c.erratum.kind}" if c.erratum else ("  derived" if c.derived else "")
+        print(f"{c.id:40s} {c.kind:12s} {mark}{extra}")
+    checkable = [c for c in claims if c.checkable]
+    print(f"{len(claims)} claims, {len(checkable)} checkable, "
+          f"{sum(1 for c in checkable if not c.powered_controls)} without a powered negative control")
     return 0
 
 
@@ -122,11 +132,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _print_summary(outcome) -> None:
-    from .status import display_status, paper_counts
+    from .verdicts import display_status, paper_counts
 
     for paper, counts in paper_counts(outcome.statuses).items():
-        parts = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
-        print(f"{paper}: {parts}")
+        marks = {S.LOOSE, S.UNEXPECTED}
+        parts = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()) if k not in marks)
+        extra = "".join(f"; {counts[k]} {k}" for k in (S.UNEXPECTED, S.LOOSE) if counts.get(k))
+        print(f"{paper}: {parts}{extra}")
     by_claim: dict[str, list[dict]] = {}
     for r in outcome.results:
         by_claim.setdefault(r["claim"], []).append(r)
@@ -200,9 +212,32 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return 1 if d["regressions"] or d["moved"] else 0
 
 
+def cmd_errata(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .claims import REGISTRY
+    from .errata import errata_markdown
+
+    _load(args.sources, not args.no_builtin)
+    if args.paper not in REGISTRY.papers():
+        raise UsageError(f"no such paper {args.paper!r} (papers: {', '.join(REGISTRY.papers())})")
+    statuses = None
+    path = args.records or ("reports/latest" if Path("reports/latest/records.jsonl").exists() else None)
+    if path:
+        from .records import read_records, split
+        from .verdicts import aggregate
+
+        claims, results, _ = split(read_records(path))
+        statuses = aggregate(claims.values(), results)
+    claims = [c.describe() for c in REGISTRY if c.paper == args.paper]
+    print(errata_markdown(args.paper, claims, statuses), end="")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    handlers = {"list": cmd_list, "run": cmd_run, "show": cmd_show, "report": cmd_report, "diff": cmd_diff}
+    handlers = {"list": cmd_list, "run": cmd_run, "show": cmd_show, "report": cmd_report, "diff": cmd_diff,
+                "errata": cmd_errata}
     try:
         return handlers[args.cmd](args)
     except UsageError as exc:

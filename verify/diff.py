@@ -3,8 +3,15 @@
 A change is judged by rank (``settings.STATUS_RANK`` for claims, ``settings.VERDICT_RANK`` for
 fixtures) and by whether the outcome is still the expected one: a negative control that stops
 failing, or an expected refutation that is no longer found, is a regression even though its rank
-improved. Tracked quantities (the numbers in ``evidence.quantities``) of the same fixture (same
-claim, task and seed) are compared against a tolerance taken from the claim's own comparisons.
+improved. Verdicts and claim statuses compare exactly.
+
+Tracked quantities (``evidence.quantities``) of the same fixture (same claim, task and seed) compare at
+the precision they can carry, not to the last bit: a quantity declared with ``Evidence.track`` at its
+own ``rtol``/``atol``, any other float at the loosest relative tolerance of the fixture's comparisons
+(never below 1e-6) and an absolute floor of 1e-12 (a residual at 1e-16 is "below 1e-12", not a number to
+match). Integers and booleans (counts of evaluations, iterations, seeds that reached an outcome) are
+shown, never compared: cost counters are not regressions, and outcomes of chaotic dynamics are judged
+through the claim's verdict. Values stored with ``Evidence.show`` are never compared.
 """
 
 from __future__ import annotations
@@ -14,11 +21,13 @@ from collections.abc import Iterable
 
 from . import settings as S
 from .records import split
-from .status import aggregate, display_status
+from .verdicts import aggregate, display_status
 
 # Smallest relative tolerance for a tracked quantity: below this, reruns on another machine or
 # solver version differ by rounding alone.
 QUANTITY_RTOL_FLOOR = 1e-6
+# Absolute precision of a tracked float: two values this close are the same number for a baseline.
+QUANTITY_ATOL = 1e-12
 
 
 def _statuses(records: list[dict]) -> tuple[dict[str, dict], list[dict]]:
@@ -75,6 +84,22 @@ def _number(x: object) -> float | None:
         return None
 
 
+def _floats(x: object) -> list[float] | None:
+    """The floats of a tracked value (a float or a nested list of floats); None for integers,
+    booleans, strings that are not numbers, and mixed values (shown, not compared)."""
+    if isinstance(x, list):
+        out: list[float] = []
+        for v in x:
+            f = _floats(v)
+            if f is None:
+                return None
+            out.extend(f)
+        return out
+    if isinstance(x, float) or (isinstance(x, str) and x in ("nan", "inf", "-inf")):
+        return [float(x)]
+    return None
+
+
 def quantity_rtol(result: dict) -> float:
     """Relative tolerance of a fixture's tracked quantities: the loosest relative tolerance among its
     comparisons (tolerance / |predicted|), never below :data:`QUANTITY_RTOL_FLOOR`."""
@@ -86,23 +111,42 @@ def quantity_rtol(result: dict) -> float:
     return rtol
 
 
+def _same(a: float, b: float, rtol: float, atol: float) -> tuple[bool, float, float]:
+    """(equal at this precision, change, tolerance)."""
+    if math.isnan(a) or math.isnan(b) or math.isinf(a) or math.isinf(b):
+        same = (math.isnan(a) and math.isnan(b)) or a == b
+        return same, (0.0 if same else math.inf), 0.0
+    tol = max(rtol * max(abs(a), abs(b)), atol)
+    return abs(b - a) <= tol, b - a, tol
+
+
 def _moved(old: dict, new: dict) -> list[dict]:
-    qo = (old.get("evidence") or {}).get("quantities") or {}
-    qn = (new.get("evidence") or {}).get("quantities") or {}
-    rtol = max(quantity_rtol(old), quantity_rtol(new))
+    eo, en = old.get("evidence") or {}, new.get("evidence") or {}
+    qo, qn = eo.get("quantities") or {}, en.get("quantities") or {}
+    declared = {**(eo.get("precision") or {}), **(en.get("precision") or {})}
+    rtol_default = max(quantity_rtol(old), quantity_rtol(new))
     out = []
     for name in sorted(set(qo) & set(qn)):
-        a, b = _number(qo[name]), _number(qn[name])
+        a, b = _floats(qo[name]), _floats(qn[name])
         if a is None or b is None:
             continue
-        if (math.isnan(a) and math.isnan(b)) or a == b:
+        prec = declared.get(name) or {}
+        rtol = prec.get("rtol") if prec.get("rtol") is not None else rtol_default
+        atol = prec.get("atol") if prec.get("atol") is not None else QUANTITY_ATOL
+        if len(a) != len(b):
+            out.append({"claim": new["claim"], "task_id": new["task_id"], "seed": new.get("seed"), "quantity": name,
+                        "old": qo[name], "new": qn[name], "change": math.inf, "tolerance": 0.0, "rtol": rtol,
+                        "repro": new.get("repro"), "why": f"length {len(a)} -> {len(b)}"})
             continue
-        tol = rtol * max(abs(a), abs(b)) if math.isfinite(a) and math.isfinite(b) else 0.0
-        change = b - a if math.isfinite(a) and math.isfinite(b) else math.inf
-        if not abs(change) <= tol:
+        worst = None
+        for x, y in zip(a, b):
+            same, change, tol = _same(x, y, rtol, atol)
+            if not same and (worst is None or abs(change) - tol > abs(worst[0]) - worst[1]):
+                worst = (change, tol)
+        if worst is not None:
             out.append({"claim": new["claim"], "task_id": new["task_id"], "seed": new.get("seed"),
-                        "quantity": name, "old": qo[name], "new": qn[name], "change": change,
-                        "tolerance": tol, "rtol": rtol, "repro": new.get("repro")})
+                        "quantity": name, "old": qo[name], "new": qn[name], "change": worst[0],
+                        "tolerance": worst[1], "rtol": rtol, "repro": new.get("repro")})
     return out
 
 

@@ -1,14 +1,30 @@
 """Evidence: what a check measured, what was predicted, by how much it holds or fails.
 
-A check builds one :class:`Evidence` and records comparisons on it::
+A check builds one :class:`Evidence` and records three kinds of entries on it::
 
     ev = Evidence()
-    ev.close("normalised margin", measured=q, predicted=q_star, rtol=1e-9)
-    ev.le("loss at t1", measured=L, bound=C / t1)
+    ev.accuracy("integrator error estimate", run.error, 1e-8)   # validity of the computation
+    ev.close("normalised margin", measured=q, predicted=q_star, rtol=1e-9)   # the conclusion
+    ev.forall("neurons with a_j > 0 aligned", cosines, 1 - 1e-6, relation=">=")   # a quantifier
     return ev
 
-The evidence holds when every comparison holds. Its slack is the smallest relative slack over the
-comparisons: positive means how far from failing, negative how far past failing.
+* **Validity** (:meth:`accuracy`, :meth:`valid`, :meth:`inconclusive`): the check's statement about its
+  own computation (an integrator error estimate, a solver status, a duality gap, conditioning). It is
+  never a conclusion: when it fails, the conclusions that depend on it are inconclusive, not refuted.
+* **Conclusions** (:meth:`le`, :meth:`ge`, :meth:`close`, :meth:`true`): what the claim asserts. By
+  default a conclusion depends on every validity entry of the evidence; ``independent=True`` says it
+  does not (an exact or closed-form computation), so its failure refutes whatever else is inconclusive.
+* **Quantifiers** (:meth:`forall`): a conclusion over a set ("every neuron with P") that records how
+  many elements it checked. Over an empty set it is vacuous, never a pass.
+
+Every passing comparison records its **room**: the factor by which the printed bound or constant could
+be wrong and the comparison would still pass (``bound/measured`` for ``<=``, ``measured/bound`` for
+``>=``). Identities (``close``) and yes/no conclusions have no room. How entries combine into a
+fixture verdict is decided in one place, :mod:`verify.verdicts`.
+
+Tracked quantities (:meth:`record`, :meth:`track`) are compared against a baseline at the precision
+they can carry; :meth:`show` stores values that are displayed but never compared (cost counters,
+outcomes of chaotic dynamics that the claim's own judgement already covers).
 """
 
 from __future__ import annotations
@@ -18,6 +34,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+CONCLUSION = "conclusion"
+VALIDITY = "validity"
+_AUTO = "auto"
 
 
 def _num(x: Any) -> Any:
@@ -44,10 +64,14 @@ def _num(x: Any) -> Any:
 
 @dataclass
 class Comparison:
-    """One measured-versus-predicted comparison.
+    """One entry of the evidence: measured versus predicted.
 
-    ``relation`` is one of ``"<="``, ``">="``, ``"=="`` (within tolerance) or ``"true"``.
-    ``slack`` is relative: (allowed - violation) / scale, positive when it holds.
+    ``relation`` is ``"<="``, ``">="``, ``"=="`` (within tolerance) or ``"true"``. ``slack`` is
+    relative: (allowed - violation) / scale, positive when it holds. ``role`` is ``"conclusion"`` or
+    ``"validity"``; ``depends`` whether a conclusion rests on the evidence's validity entries;
+    ``count`` how many elements a quantifier checked (None for a single comparison); ``required``
+    whether an empty quantifier makes the fixture vacuous; ``room`` the factor by which the bound could
+    be wrong and still pass (None where that has no meaning).
     """
 
     name: str
@@ -56,14 +80,25 @@ class Comparison:
     predicted: Any
     tolerance: float
     holds: bool
-    slack: float
+    slack: float | None
     detail: str = ""
+    role: str = CONCLUSION
+    depends: bool = True
+    count: int | None = None
+    required: bool = True
+    room: float | None = None
+
+    @property
+    def empty(self) -> bool:
+        """A quantifier over an empty set: vacuously true, and so no evidence either way."""
+        return self.count == 0
 
     def to_dict(self) -> dict:
         return _num({
             "name": self.name, "relation": self.relation, "measured": self.measured,
             "predicted": self.predicted, "tolerance": self.tolerance, "holds": self.holds,
-            "slack": self.slack, "detail": self.detail,
+            "slack": self.slack, "detail": self.detail, "role": self.role, "depends": self.depends,
+            "count": self.count, "required": self.required, "room": self.room,
         })
 
 
@@ -74,8 +109,25 @@ def _scale(bound: float, tol: float, measured: float) -> float:
     return s if s > 1e-300 else max(abs(measured), 1e-300)
 
 
-def _finite(*xs: float) -> bool:
+def _finite(*xs: Any) -> bool:
     return all(np.all(np.isfinite(np.asarray(x, dtype=float))) for x in xs)
+
+
+def room_le(measured: float, bound: float) -> float | None:
+    """How many times smaller the bound could be and ``measured <= bound`` still hold: ``bound /
+    measured`` for a positive bound (infinite when measured <= 0); None for a bound <= 0 (a sign
+    statement, where no constant can be off by a factor)."""
+    if bound <= 0:
+        return None
+    return math.inf if measured <= 0 else bound / measured
+
+
+def room_ge(measured: float, bound: float) -> float | None:
+    """How many times larger the bound could be and ``measured >= bound`` still hold: ``measured /
+    bound`` for a positive bound; None for a bound <= 0."""
+    if bound <= 0:
+        return None
+    return measured / bound if measured > 0 else 0.0
 
 
 @dataclass
@@ -84,70 +136,176 @@ class Evidence:
 
     comparisons: list[Comparison] = field(default_factory=list)
     quantities: dict[str, Any] = field(default_factory=dict)
+    precision: dict[str, dict] = field(default_factory=dict)
+    shown: dict[str, Any] = field(default_factory=dict)
     certificate: dict[str, Any] = field(default_factory=dict)
     series: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    inconclusive_reason: str | None = None
 
-    # -- comparisons -------------------------------------------------------------------------
+    # -- conclusions -------------------------------------------------------------------------
     def le(self, name: str, measured: float, bound: float, *, rtol: float = 1e-9, atol: float = 0.0,
-           detail: str = "") -> bool:
-        """Record ``measured <= bound`` within ``atol + rtol*|bound|``. Non-finite values never hold."""
-        tol = atol + rtol * abs(float(bound)) if _finite(bound) else 0.0
-        if not _finite(measured, bound):
-            return self._add(Comparison(name, "<=", measured, bound, tol, False, -math.inf, detail or "non-finite"))
-        m, b = float(measured), float(bound)
-        slack = (b + tol - m) / _scale(b, tol, m)
-        return self._add(Comparison(name, "<=", m, b, tol, m <= b + tol, slack, detail))
+           detail: str = "", independent: bool = False, room: Any = _AUTO) -> bool:
+        """Record ``measured <= bound`` within ``atol + rtol*|bound|``. Non-finite values never hold.
+
+        ``independent=True``: the comparison does not rest on the evidence's validity entries.
+        ``room``: override the automatic room (``None`` where the bound is a numerical tolerance, not
+        a constant of the claim)."""
+        return self._add(self._le(name, measured, bound, rtol, atol, detail, room), independent)
 
     def ge(self, name: str, measured: float, bound: float, *, rtol: float = 1e-9, atol: float = 0.0,
-           detail: str = "") -> bool:
-        """Record ``measured >= bound`` within ``atol + rtol*|bound|``."""
-        tol = atol + rtol * abs(float(bound)) if _finite(bound) else 0.0
-        if not _finite(measured, bound):
-            return self._add(Comparison(name, ">=", measured, bound, tol, False, -math.inf, detail or "non-finite"))
-        m, b = float(measured), float(bound)
-        slack = (m - (b - tol)) / _scale(b, tol, m)
-        return self._add(Comparison(name, ">=", m, b, tol, m >= b - tol, slack, detail))
+           detail: str = "", independent: bool = False, room: Any = _AUTO) -> bool:
+        """Record ``measured >= bound`` within ``atol + rtol*|bound|`` (see :meth:`le`)."""
+        return self._add(self._ge(name, measured, bound, rtol, atol, detail, room), independent)
 
     def close(self, name: str, measured: Any, predicted: Any, *, rtol: float = 1e-9, atol: float = 0.0,
-              detail: str = "") -> bool:
+              detail: str = "", independent: bool = False) -> bool:
         """Record ``|measured - predicted| <= atol + rtol*|predicted|`` (max over entries for arrays)."""
         m = np.asarray(measured, dtype=float)
         p = np.asarray(predicted, dtype=float)
         if m.shape != p.shape and not (m.ndim == 0 or p.ndim == 0):
-            return self._add(Comparison(name, "==", measured, predicted, atol, False, -math.inf,
-                                        f"shape mismatch {m.shape} vs {p.shape}"))
-        if not _finite(m, p):
-            return self._add(Comparison(name, "==", measured, predicted, atol, False, -math.inf,
-                                        detail or "non-finite"))
-        scale_p = float(np.max(np.abs(p))) if p.size else 0.0
-        tol = atol + rtol * scale_p
-        err = float(np.max(np.abs(m - p))) if m.size else 0.0
-        slack = (tol - err) / max(tol, 1e-300)
-        det = detail or f"max abs error {err:.3e}"
-        return self._add(Comparison(name, "==", measured, predicted, tol, err <= tol, slack, det))
+            c = Comparison(name, "==", measured, predicted, atol, False, -math.inf,
+                           f"shape mismatch {m.shape} vs {p.shape}")
+        elif not _finite(m, p):
+            c = Comparison(name, "==", measured, predicted, atol, False, -math.inf, detail or "non-finite")
+        else:
+            scale_p = float(np.max(np.abs(p))) if p.size else 0.0
+            tol = atol + rtol * scale_p
+            err = float(np.max(np.abs(m - p))) if m.size else 0.0
+            slack = (tol - err) / max(tol, 1e-300)
+            c = Comparison(name, "==", measured, predicted, tol, err <= tol, slack,
+                           detail or f"max abs error {err:.3e}")
+        return self._add(c, independent)
 
-    def true(self, name: str, condition: bool, *, detail: str = "", slack: float | None = None) -> bool:
+    def true(self, name: str, condition: bool, *, detail: str = "", slack: float | None = None,
+             independent: bool = False) -> bool:
         """Record a yes/no conclusion (a sign, a set equality, an ordering)."""
         ok = bool(condition)
         s = slack if slack is not None else (1.0 if ok else -1.0)
-        return self._add(Comparison(name, "true", ok, True, 0.0, ok, float(s), detail))
+        return self._add(Comparison(name, "true", ok, True, 0.0, ok, float(s), detail), independent)
 
-    def _add(self, c: Comparison) -> bool:
+    def forall(self, name: str, measured: Any, bound: Any = None, *, relation: str = "<=",
+               rtol: float = 1e-9, atol: float = 0.0, detail: str = "", required: bool = True,
+               independent: bool = False, room: Any = _AUTO) -> bool:
+        """Record "for every element of a set" over ``measured`` (one value per element).
+
+        ``relation`` ``"<="`` / ``">="`` compares every element with ``bound`` (a scalar or one bound
+        per element) and keeps the worst; ``"true"`` takes one boolean per element. The number of
+        elements is recorded; over an empty set the quantifier is vacuous (``required=False`` for a
+        secondary quantifier whose emptiness does not make the whole fixture vacuous).
+        """
+        vals = np.asarray(measured, dtype=bool if relation == "true" else float).ravel()
+        n = int(vals.size)
+        if n == 0:
+            c = Comparison(name, relation, [], bound, 0.0, True, None,
+                           detail or "empty set: nothing to check", count=0, required=required)
+            return self._add(c, independent)
+        if relation == "true":
+            bad = np.flatnonzero(~vals)
+            ok = bad.size == 0
+            c = Comparison(name, "true", int(n - bad.size), n, 0.0, ok, 1.0 if ok else -bad.size / n,
+                           detail or (f"all {n} hold" if ok else f"{bad.size} of {n} fail (first: #{bad[0]})"))
+        elif relation in ("<=", ">="):
+            b = np.broadcast_to(np.asarray(bound, dtype=float), vals.shape)
+            # The worst element: the one with the smallest slack.
+            make = self._le if relation == "<=" else self._ge
+            cs = [make(name, float(v), float(bb), rtol, atol, "", room) for v, bb in zip(vals, b)]
+            i = min(range(n), key=lambda k: cs[k].slack)
+            c = cs[i]
+            fails = sum(1 for x in cs if not x.holds)
+            c.detail = detail or (f"worst of {n} elements: #{i}" + (f"; {fails} fail" if fails else ""))
+            rooms = [x.room for x in cs if x.room is not None]
+            c.room = min(rooms) if rooms and c.holds else None
+        else:
+            raise ValueError(f"forall relation must be '<=', '>=' or 'true', got {relation!r}")
+        c.count, c.required = n, required
+        return self._add(c, independent)
+
+    def _le(self, name, measured, bound, rtol, atol, detail, room) -> Comparison:
+        tol = atol + rtol * abs(float(bound)) if _finite(bound) else 0.0
+        if not _finite(measured, bound):
+            return Comparison(name, "<=", measured, bound, tol, False, -math.inf, detail or "non-finite")
+        m, b = float(measured), float(bound)
+        slack = (b + tol - m) / _scale(b, tol, m)
+        ok = m <= b + tol
+        r = (room_le(m, b) if room == _AUTO else room) if ok else None
+        return Comparison(name, "<=", m, b, tol, ok, slack, detail, room=r)
+
+    def _ge(self, name, measured, bound, rtol, atol, detail, room) -> Comparison:
+        tol = atol + rtol * abs(float(bound)) if _finite(bound) else 0.0
+        if not _finite(measured, bound):
+            return Comparison(name, ">=", measured, bound, tol, False, -math.inf, detail or "non-finite")
+        m, b = float(measured), float(bound)
+        slack = (m - (b - tol)) / _scale(b, tol, m)
+        ok = m >= b - tol
+        r = (room_ge(m, b) if room == _AUTO else room) if ok else None
+        return Comparison(name, ">=", m, b, tol, ok, slack, detail, room=r)
+
+    def _add(self, c: Comparison, independent: bool = False) -> bool:
+        c.depends = not independent
         self.comparisons.append(c)
         return c.holds
 
-    # -- other content -----------------------------------------------------------------------
+    # -- validity of the computation ---------------------------------------------------------
+    def accuracy(self, name: str, error: float, limit: float, *, detail: str = "") -> bool:
+        """State the accuracy of the check's own computation: ``error <= limit`` (an integrator's
+        error estimate, a duality gap, a residual of a solve). A failure makes the dependent
+        conclusions inconclusive, never refuted."""
+        ok = _finite(error, limit) and float(error) <= float(limit)
+        slack = (float(limit) - float(error)) / max(abs(float(limit)), 1e-300) if _finite(error, limit) else -math.inf
+        self.comparisons.append(Comparison(name, "<=", error, limit, 0.0, bool(ok), slack, detail, role=VALIDITY,
+                                           depends=False))
+        return bool(ok)
+
+    def valid(self, name: str, condition: bool, *, detail: str = "") -> bool:
+        """State a yes/no validity condition of the computation (a solver status, an integrator that
+        reached its horizon, a well-conditioned system)."""
+        ok = bool(condition)
+        self.comparisons.append(Comparison(name, "true", ok, True, 0.0, ok, 1.0 if ok else -1.0, detail,
+                                           role=VALIDITY, depends=False))
+        return ok
+
     def inconclusive(self, reason: str) -> Evidence:
-        """Mark the evidence inconclusive (a solver or integrator did not certify its answer)."""
-        self.inconclusive_reason = reason if self.inconclusive_reason is None else (
-            f"{self.inconclusive_reason}; {reason}")
+        """Mark the computation as not certified (a failed validity condition named by ``reason``)."""
+        self.valid(reason, False)
         return self
 
+    @property
+    def validity(self) -> list[Comparison]:
+        return [c for c in self.comparisons if c.role == VALIDITY]
+
+    @property
+    def conclusions(self) -> list[Comparison]:
+        return [c for c in self.comparisons if c.role == CONCLUSION]
+
+    @property
+    def valid_computation(self) -> bool:
+        return all(c.holds for c in self.validity)
+
+    @property
+    def inconclusive_reason(self) -> str | None:
+        """The failed validity entries, joined; None when the computation is certified."""
+        bad = [c for c in self.validity if not c.holds]
+        if not bad:
+            return None
+        return "; ".join(c.name if c.relation == "true" else f"{c.name}: {_fmt(c.measured)} > {_fmt(c.predicted)}"
+                         for c in bad)
+
+    # -- other content -----------------------------------------------------------------------
     def record(self, **quantities: Any) -> None:
-        """Store extra measured quantities (shown in the report, tracked by the baseline diff)."""
+        """Store measured quantities: shown in the report and tracked by the baseline diff at the
+        claim's precision (see :meth:`track`; integers and booleans are shown, not tracked)."""
         self.quantities.update(quantities)
+
+    def track(self, name: str, value: Any, *, rtol: float | None = None, atol: float | None = None) -> None:
+        """Store a tracked quantity with its own precision: a baseline diff flags it when
+        ``|new - old| > max(rtol*max(|old|, |new|), atol)``."""
+        self.quantities[name] = value
+        self.precision[name] = {"rtol": rtol, "atol": atol}
+
+    def show(self, **quantities: Any) -> None:
+        """Store values that are displayed but never compared with a baseline: cost counters
+        (evaluations, iterations) and outcomes of chaotic dynamics that the verdict already judges."""
+        self.shown.update(quantities)
 
     def certify(self, **items: Any) -> None:
         """Attach a certificate: a counterexample point, dual multipliers, a pattern."""
@@ -171,49 +329,71 @@ class Evidence:
         }))
 
     def merge(self, other: Evidence, prefix: str = "") -> Evidence:
-        """Fold another evidence into this one (comparison names get ``prefix``)."""
+        """Fold another evidence into this one (names get ``prefix``); validity entries stay validity."""
         for c in other.comparisons:
             c.name = prefix + c.name
             self.comparisons.append(c)
         self.quantities.update({prefix + k: v for k, v in other.quantities.items()})
+        self.precision.update({prefix + k: v for k, v in other.precision.items()})
+        self.shown.update({prefix + k: v for k, v in other.shown.items()})
         self.certificate.update({prefix + k: v for k, v in other.certificate.items()})
         self.series.extend(other.series)
         self.notes.extend(other.notes)
-        if other.inconclusive_reason:
-            self.inconclusive(prefix + other.inconclusive_reason)
         return self
 
-    # -- judgement ---------------------------------------------------------------------------
+    # -- judgement (the rules live in verify.verdicts) ---------------------------------------
+    @property
+    def outcome(self) -> tuple[str, str | None]:
+        """(verdict, reason) of this evidence alone, hypotheses assumed met: see :mod:`verify.verdicts`."""
+        from .verdicts import judge_evidence
+
+        return judge_evidence(self)
+
     @property
     def holds(self) -> bool | None:
-        """True/False when every comparison holds / one fails; None when inconclusive or empty.
+        """True when the evidence passes, False when it refutes, None otherwise (inconclusive, or
+        vacuous: an empty quantifier or no conclusion at all)."""
+        from . import settings as S
 
-        A refutation outranks an inconclusive mark only when a failing comparison is on record and
-        the check did not flag its own computation as untrustworthy: solver failure is never a refutation.
-        """
-        if self.inconclusive_reason is not None:
-            return None
-        if not self.comparisons:
-            return None
-        return all(c.holds for c in self.comparisons)
+        verdict = self.outcome[0]
+        return True if verdict == S.PASS else False if verdict == S.REFUTED else None
 
     @property
     def slack(self) -> float | None:
-        if not self.comparisons:
-            return None
-        return min(c.slack for c in self.comparisons)
+        """The smallest relative slack over the conclusions that checked something."""
+        s = [c.slack for c in self.conclusions if c.slack is not None and not c.empty]
+        return min(s) if s else None
+
+    @property
+    def tightest_room(self) -> float | None:
+        """The smallest room over the passing conclusions that have one."""
+        r = [c.room for c in self.conclusions if c.holds and c.room is not None]
+        return min(r) if r else None
 
     def to_dict(self) -> dict:
+        verdict, reason = self.outcome
         return _num({
             "holds": self.holds,
+            "outcome": verdict,
+            "outcome_reason": reason,
             "slack": self.slack,
+            "tightest_room": self.tightest_room,
             "comparisons": [c.to_dict() for c in self.comparisons],
             "quantities": self.quantities,
+            "precision": self.precision,
+            "shown": self.shown,
             "certificate": self.certificate,
             "series": self.series,
             "notes": self.notes,
             "inconclusive_reason": self.inconclusive_reason,
         })
+
+
+def _fmt(x: Any) -> str:
+    try:
+        return f"{float(x):.3g}"
+    except (TypeError, ValueError):
+        return str(x)
 
 
 def jsonable(x: Any) -> Any:

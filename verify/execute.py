@@ -12,7 +12,7 @@ from typing import Any
 from . import settings as S
 from .claims import REGISTRY, Claim, Registry, Task, build_fixture
 from .evidence import Evidence, jsonable
-from .status import verdict_of
+from .verdicts import expected_verdicts, fixture_verdict
 
 
 def repro_command(task: Task, claim: Claim, global_seed: int) -> str:
@@ -31,22 +31,11 @@ def base_record(task: Task, claim: Claim, global_seed: int, run_id: str) -> dict
         "type": "result", "run_id": run_id, "claim": claim.id, "paper": claim.paper, "task_id": task.key,
         "family": use.family.name, "label": use.name, "fixture_kind": use.kind,
         "params": jsonable({**use.family.defaults, **use.params}), "mutation": use.mutation, "seed": task.seed,
-        "profile": task.profile, "expected": sorted(_expected(claim, use.kind, use.expect)),
+        "profile": task.profile, "expected": sorted(expected_verdicts(use.kind, use.mutation, use.expect,
+                                                                      claim.expected)),
         "repro": repro_command(task, claim, global_seed), "hypotheses": [], "evidence": None,
         "reason": None, "traceback": None, "duration_s": 0.0,
     }
-
-
-def _expected(claim: Claim, kind: str, expect: frozenset) -> set:
-    """Verdicts that count as correct: a claim recorded as refuted as printed expects refutation on its
-    ordinary fixtures (and still expects its negative controls to be caught)."""
-    if kind != S.NEGATIVE and claim.expected == S.ST_REFUTED:
-        return set(expect) | {S.REFUTED}
-    if kind != S.NEGATIVE and claim.expected == S.ST_INCONCLUSIVE:
-        return set(expect) | {S.INCONCLUSIVE}
-    if kind != S.NEGATIVE and claim.expected == S.ST_VACUOUS:
-        return set(expect) | {S.VACUOUS}
-    return set(expect)
 
 
 def finish(rec: dict, verdict: str, reason: str | None = None) -> dict:
@@ -83,6 +72,7 @@ def _run_task(task: Task, global_seed: int, run_id: str, registry: Registry) -> 
     t0 = time.perf_counter()
     try:
         fx = build_fixture(use, task.seed, task.profile)
+        fx.variant = claim.variant
     except Exception as exc:
         rec["duration_s"] = time.perf_counter() - t0
         rec["traceback"] = traceback.format_exc()
@@ -120,15 +110,9 @@ def _run_task(task: Task, global_seed: int, run_id: str, registry: Registry) -> 
     if crashed:
         return finish(rec, S.ERROR)
     rec["evidence"] = ev.to_dict()
-    verdict = verdict_of(hyp_ok, ev.holds, crashed=False)
-    reason = None
-    if verdict == S.VACUOUS:
+    verdict, reason = fixture_verdict(hyp_ok, ev)
+    if not hyp_ok:
         reason = "hypotheses unmet: " + ", ".join(h.name for h in hyp_results if not h.holds)
-    elif verdict == S.INCONCLUSIVE:
-        reason = ev.inconclusive_reason or "the check recorded no comparison"
-    elif verdict == S.REFUTED:
-        failed = [c for c in ev.comparisons if not c.holds]
-        reason = "; ".join(f"{c.name}: measured {c.measured} vs {c.relation} {c.predicted}" for c in failed[:3])
     return finish(rec, verdict, reason)
 
 

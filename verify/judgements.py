@@ -1,14 +1,18 @@
 """Reusable judgements for asymptotic and probabilistic claims.
 
 * :func:`judge_trend` — a limit (t -> infinity, init scale -> 0) judged from a series of horizons or
-  scales: the error must shrink along the series and the last (or extrapolated) error must meet the
-  tolerance. Refuted only when the series has flattened above ten times the tolerance.
+  scales. It passes when the error has come within tolerance without growing; it refutes a tail that
+  has flattened, grown, or converges to a limit clearly above the tolerance; it asks for longer
+  horizons only while the tail still shrinks.
 * :func:`judge_binomial` — a probability judged over seeds with an exact Clopper–Pearson interval:
-  refuted only when the whole interval lies below the claimed probability.
+  refuted only when the whole interval lies on the wrong side of the claimed probability. Seeds
+  whose outcome could not be decided are neither successes nor failures.
+* :func:`judge_slope` — a rate (an exponent) fitted on a log-log scale, compared with the printed one.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -30,25 +34,46 @@ def clopper_pearson(successes: int, trials: int, confidence: float = 0.95) -> tu
     return lo, hi
 
 
-def judge_binomial(name: str, successes: int, trials: int, p_claimed: float, *,
+def judge_binomial(name: str, successes: int, trials: int, p_claimed: float, *, undecided: int = 0,
                    confidence: float = 0.95, relation: str = ">=", evidence: Evidence | None = None) -> Evidence:
-    """Judge ``P(event) >= p_claimed`` (or ``<=``) from ``successes`` out of ``trials``.
+    """Judge ``P(event) >= p_claimed`` (or ``<=``) from ``successes`` out of ``trials`` decided seeds.
 
-    Holds unless the Clopper–Pearson interval lies entirely on the wrong side of ``p_claimed``.
-    The slack is the distance from the interval's far end to the claimed value.
+    ``undecided`` seeds (the run could not tell success from failure) are reported and counted
+    neither way: the interval is computed twice, once with all of them as successes and once as
+    failures. The claim holds or is refuted only when both agree; when the undecided seeds could
+    flip the verdict there are too many of them and the judgement is inconclusive. The slack is the
+    distance from the interval's far end to the claimed value.
     """
-    ev = evidence if evidence is not None else Evidence()
-    lo, hi = clopper_pearson(successes, trials, confidence)
-    ev.record(**{f"{name}: successes": successes, f"{name}: trials": trials,
-                 f"{name}: rate": successes / trials, f"{name}: CI low": lo, f"{name}: CI high": hi})
-    if relation == ">=":
-        ev.ge(f"{name}: CI upper bound vs claimed probability", hi, p_claimed, rtol=0.0,
-              detail=f"{successes}/{trials}, {confidence:.0%} CI [{lo:.4f}, {hi:.4f}]")
-    elif relation == "<=":
-        ev.le(f"{name}: CI lower bound vs claimed probability", lo, p_claimed, rtol=0.0,
-              detail=f"{successes}/{trials}, {confidence:.0%} CI [{lo:.4f}, {hi:.4f}]")
-    else:
+    if relation not in (">=", "<="):
         raise ValueError(f"relation must be '>=' or '<=', got {relation!r}")
+    if undecided < 0 or trials < 0:
+        raise ValueError(f"need trials >= 0 and undecided >= 0, got {trials} and {undecided}")
+    ev = evidence if evidence is not None else Evidence()
+    total = trials + undecided
+    ev.record(**{f"{name}: successes": successes, f"{name}: trials": trials, f"{name}: undecided": undecided})
+    if total == 0:
+        return ev.inconclusive(f"{name}: no seed ran")
+    # The two extreme completions of the undecided seeds.
+    lo_w, hi_w = clopper_pearson(successes, total, confidence)               # undecided all failures
+    lo_b, hi_b = clopper_pearson(successes + undecided, total, confidence)   # undecided all successes
+    ev.record(**{f"{name}: rate among decided": successes / trials if trials else float("nan"),
+                 f"{name}: CI low": lo_w, f"{name}: CI high": hi_b})
+    detail = (f"{successes}/{trials} decided" + (f", {undecided} undecided" if undecided else "")
+              + f", {confidence:.0%} CI [{lo_w:.4f}, {hi_b:.4f}]")
+    if relation == ">=":
+        holds_worst, holds_best = hi_w >= p_claimed, hi_b >= p_claimed
+        measured = hi_w if holds_worst else hi_b
+        if holds_worst == holds_best:
+            ev.ge(f"{name}: CI upper bound vs claimed probability", measured, p_claimed, rtol=0.0,
+                  detail=detail, room=None)
+    else:
+        holds_worst, holds_best = lo_b <= p_claimed, lo_w <= p_claimed
+        measured = lo_b if holds_worst else lo_w
+        if holds_worst == holds_best:
+            ev.le(f"{name}: CI lower bound vs claimed probability", measured, p_claimed, rtol=0.0,
+                  detail=detail, room=None)
+    if holds_worst != holds_best:
+        ev.inconclusive(f"{name}: {undecided} undecided seed(s) could flip the verdict ({detail})")
     return ev
 
 
@@ -69,48 +94,142 @@ def extrapolate_limit(scales: Sequence[float], values: Sequence[float]) -> float
     return float(v2 - d2 * d2 / denom)
 
 
+def _toward_limit(scales: np.ndarray) -> np.ndarray:
+    """Coordinates that grow toward the limit: log of the scales when they are positive and strictly
+    monotone (horizons that grow, init scales that shrink), else the index."""
+    if np.all(scales > 0) and scales.size >= 2:
+        ls = np.log(scales)
+        d = np.diff(ls)
+        if np.all(d > 0):
+            return ls
+        if np.all(d < 0):
+            return -ls
+    return np.arange(scales.size, dtype=float)
+
+
+def _tail_slope(x: np.ndarray, e: np.ndarray, k: int = 3) -> float:
+    """Least-squares slope of log(error) against x over the last k points."""
+    xs, ys = x[-k:], np.log(np.maximum(e[-k:], 1e-300))
+    if xs.size < 2 or np.ptp(xs) == 0:
+        return 0.0
+    return float(np.polyfit(xs, ys, 1)[0])
+
+
 def judge_trend(name: str, scales: Sequence[float], errors: Sequence[float], tol: float, *,
-                noise: float = 0.10, flat: float = 0.10, floor: float = 0.0, scale_label: str = "horizon",
-                evidence: Evidence | None = None, plot: bool = True) -> Evidence:
+                noise: float = 0.10, flat: float = 0.05, margin: float = 2.0, transient: int = 0,
+                floor: float = 0.0, scale_label: str = "horizon", evidence: Evidence | None = None,
+                plot: bool = True) -> Evidence:
     """Judge a limit claim from errors measured along a series of horizons or scales.
 
     ``errors[k] >= 0`` is the distance from the claimed limit at ``scales[k]``, ordered toward the
-    limit. Pass iff the errors are non-increasing (each may exceed the previous by ``noise``
-    relative) and the last error is at most ``tol``. Refuted iff the last error exceeds ``10 tol``
-    and the series has flattened (the last two errors within ``flat`` relative). Otherwise the
-    horizon was too short to decide: inconclusive.
+    limit; the first ``transient`` points are a declared transient and are only recorded. On the rest:
+
+    * **pass** — the last error is within ``tol`` and no error exceeds the one before by more than
+      ``noise`` (relative);
+    * **refuted** — the last error exceeds ``margin * tol`` and the tail has flattened (the log-log
+      slope of the last three errors against the scale is within ``flat`` of zero), or grown (slope
+      above ``flat``), or converges geometrically to a limit above ``margin * tol`` (Aitken's
+      extrapolation on the last two triples agrees within its own spread);
+    * **inconclusive** — otherwise: the tail still shrinks (longer horizons needed, with the horizon
+      at which the tail's rate would reach ``tol``), or it sits between ``tol`` and ``margin * tol``.
 
     ``floor`` (at most a tenth of ``tol`` is sensible) is the error level below which fluctuations are
-    numerical jitter, not a failure of the trend: the series is judged on max(error, floor), and the raw
-    errors are recorded beside it.
+    numerical jitter: the series is judged on max(error, floor), and the raw errors are recorded.
+    The tolerance is the harness's, not a constant of the paper, so the comparisons have no room.
     """
     ev = evidence if evidence is not None else Evidence()
-    e = np.abs(np.asarray(errors, dtype=float))
+    raw = np.abs(np.asarray(errors, dtype=float))
+    s_all = np.asarray(scales, dtype=float)
+    if raw.size != s_all.size:
+        return ev.inconclusive(f"{name}: {raw.size} errors for {s_all.size} {scale_label}s")
+    e_all = np.maximum(raw, floor) if floor > 0 else raw
     if floor > 0:
-        ev.record(**{f"{name}: raw errors": e.copy()})
-        e = np.maximum(e, floor)
-    s = np.asarray(scales, dtype=float)
-    if e.size < 2 or e.size != s.size:
-        return ev.inconclusive(f"{name}: need at least two horizons with one error each")
-    if not np.all(np.isfinite(e)):
+        ev.record(**{f"{name}: raw errors": raw.copy()})
+    if not np.all(np.isfinite(e_all)):
         return ev.inconclusive(f"{name}: non-finite error along the series")
-    monotone = bool(np.all(e[1:] <= e[:-1] * (1 + noise) + 1e-300))
+    e, s = e_all[transient:], s_all[transient:]
+    if e.size < 2:
+        return ev.inconclusive(f"{name}: need at least two {scale_label}s after the transient of {transient}")
+    x = _toward_limit(s_all)[transient:]
     last = float(e[-1])
+    monotone = bool(np.all(e[1:] <= e[:-1] * (1 + noise) + 1e-300))
+    slope = _tail_slope(x, e)
     limit = extrapolate_limit(s, e)
-    ev.record(**{f"{name}: errors": e, f"{name}: {scale_label}s": s, f"{name}: last error": last,
-                 f"{name}: extrapolated error": limit})
+    prev = extrapolate_limit(s[:-1], e[:-1]) if e.size >= 4 else None
+    spread = abs(limit - prev) if limit is not None and prev is not None else None
+    ev.record(**{f"{name}: errors": e_all, f"{name}: {scale_label}s": s_all, f"{name}: last error": last,
+                 f"{name}: tail log-log slope": slope, f"{name}: fitted limit": limit,
+                 f"{name}: fitted limit spread": spread})
     if plot:
-        ev.add_series(f"{name} along the {scale_label}s", s, {"error": e, "tolerance": np.full(e.size, tol)},
-                      xlabel=scale_label, ylabel="error", logx=True, logy=bool(np.all(e > 0)))
-    flattened = abs(e[-1] - e[-2]) <= flat * max(abs(e[-2]), 1e-300)
-    if monotone and last <= tol:
-        ev.true(f"{name}: errors shrink along the series", True, detail=f"errors {np.array2string(e, precision=3)}")
-        ev.le(f"{name}: error at the last {scale_label}", last, tol, rtol=0.0)
-    elif last > 10 * tol and flattened:
-        ev.true(f"{name}: errors shrink along the series", monotone,
-                detail=f"errors {np.array2string(e, precision=3)}")
-        ev.le(f"{name}: error at the last {scale_label} (series flattened)", last, tol, rtol=0.0)
+        ev.add_series(f"{name} along the {scale_label}s", s_all, {"error": e_all, "tolerance": np.full(e_all.size, tol)},
+                      xlabel=scale_label, ylabel="error", logx=bool(np.all(s_all > 0)), logy=bool(np.all(e_all > 0)))
+    shown = np.array2string(e, precision=3)
+    if last <= tol:
+        if monotone:
+            ev.true(f"{name}: errors do not grow along the series", True, detail=f"errors {shown}")
+            ev.le(f"{name}: error at the last {scale_label}", last, tol, rtol=0.0, room=None)
+        else:
+            ev.inconclusive(f"{name}: within tolerance at the last {scale_label} but not monotone ({shown})")
+        return ev
+    clearly_above = last > margin * tol
+    converges_above = (limit is not None and spread is not None and slope < -flat
+                       and limit - 2 * spread > margin * tol)
+    if clearly_above and (abs(slope) <= flat or slope > flat or converges_above):
+        why = ("the tail grows" if slope > flat else "the tail has flattened" if abs(slope) <= flat
+               else f"the tail converges to {limit:.3g} (+- {spread:.2g})")
+        ev.true(f"{name}: the tail approaches the claimed limit", False,
+                detail=f"{why}: log-log slope {slope:.3f}, errors {shown}")
+        ev.le(f"{name}: error at the last {scale_label}", last, tol, rtol=0.0, room=None)
+        return ev
+    if not clearly_above and slope >= -flat:
+        ev.inconclusive(f"{name}: last error {last:.3e} between the tolerance {tol:.3e} and {margin:g}x it, "
+                        f"and not shrinking (slope {slope:.3f})")
+        return ev
+    # Still shrinking: where would the tail's rate reach the tolerance?
+    need = (math.log(tol) - math.log(last)) / slope if slope < 0 else math.inf
+    where = ""
+    if math.isfinite(need) and np.all(s_all > 0) and not np.array_equal(x, np.arange(s_all.size, dtype=float)):
+        factor = math.exp(need)
+        target = s[-1] * factor if x[-1] > x[0] and s[-1] > s[0] else s[-1] / factor
+        where = f"; at the tail's rate (slope {slope:.2f}) it would reach it near {scale_label} {target:.3g}"
+    ev.inconclusive(f"{name}: last error {last:.3e} above tolerance {tol:.3e} but still shrinking{where}; "
+                    "longer horizons needed")
+    return ev
+
+
+def judge_slope(name: str, x: Sequence[float], y: Sequence[float], *, predicted: float, relation: str = "==",
+                atol: float = 0.1, evidence: Evidence | None = None, xlabel: str = "x", ylabel: str = "y",
+                plot: bool = True) -> Evidence:
+    """Fit ``log y = slope * log x + c`` and compare the slope with the printed exponent.
+
+    ``relation`` ``"=="`` (within ``atol``), ``"<="`` or ``">="`` (a rate at least as fast as printed).
+    The fit's standard error is recorded; a fit on fewer than three points or on non-positive values
+    is inconclusive. This is the companion check that makes a loose bound's rate falsifiable.
+    """
+    ev = evidence if evidence is not None else Evidence()
+    xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if xs.size != ys.size or xs.size < 3:
+        return ev.inconclusive(f"{name}: need at least three points for a slope, got {xs.size}")
+    if not (np.all(xs > 0) and np.all(ys > 0) and np.all(np.isfinite(ys))):
+        return ev.inconclusive(f"{name}: a log-log slope needs positive finite values")
+    lx, ly = np.log(xs), np.log(ys)
+    A = np.vstack([lx, np.ones_like(lx)]).T
+    coef, res, *_ = np.linalg.lstsq(A, ly, rcond=None)
+    slope = float(coef[0])
+    dof = xs.size - 2
+    resid = ly - A @ coef
+    se = float(math.sqrt(float(resid @ resid) / dof / float(((lx - lx.mean()) ** 2).sum()))) if dof > 0 else float("nan")
+    ev.record(**{f"{name}: fitted slope": slope, f"{name}: slope standard error": se})
+    detail = f"fitted {slope:.3f} +- {se:.2g} over {xs.size} points"
+    if relation == "==":
+        ev.close(f"{name}: log-log slope", slope, predicted, rtol=0.0, atol=atol, detail=detail)
+    elif relation == "<=":
+        ev.le(f"{name}: log-log slope", slope, predicted, rtol=0.0, atol=atol, detail=detail, room=None)
+    elif relation == ">=":
+        ev.ge(f"{name}: log-log slope", slope, predicted, rtol=0.0, atol=atol, detail=detail, room=None)
     else:
-        why = "not monotone" if not monotone else f"last error {last:.3e} above tolerance {tol:.3e} but still shrinking"
-        ev.inconclusive(f"{name}: {why}; longer horizons needed")
+        raise ValueError(f"relation must be '==', '<=' or '>=', got {relation!r}")
+    if plot:
+        ev.add_series(f"{name} (log-log)", xs, {ylabel or "y": ys, f"fit, slope {slope:.2f}": np.exp(A @ coef)},
+                      xlabel=xlabel, ylabel=ylabel, logx=True, logy=True)
     return ev

@@ -139,7 +139,7 @@ def merge(paths: Iterable[str | os.PathLike]) -> list[dict]:
 
 def write_summary(path: str | os.PathLike, run: dict, statuses: dict[str, dict], exit_code: int,
                   extra: dict | None = None) -> dict:
-    from .status import paper_counts
+    from .verdicts import paper_counts
 
     summary = {
         "run": run, "exit_code": exit_code, "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),

@@ -29,7 +29,7 @@ from .discovery import load_sources, loaded_sources
 from .errors import UsageError
 from .execute import crash_record, run_task, timeout_record
 from .records import RecordWriter, read_records, split, versions, write_summary
-from .status import aggregate, exit_code
+from .verdicts import aggregate, exit_code
 
 EXECUTORS = ("inprocess", "pool", "dask")
 

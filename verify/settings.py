@@ -24,16 +24,22 @@ ST_INCONCLUSIVE = "inconclusive"
 ST_ERROR = "error"
 ST_VACUOUS = "vacuous"
 CONTROL_FAILED = "control failed"
+UNGUARDED = "unguarded"
 NOT_CHECKABLE = "not checkable"
 NOT_RUN = "not run"
 STATUSES = (
     FULLY_VERIFIED, VERIFIED, ST_REFUTED, ST_INCONCLUSIVE, ST_ERROR, ST_VACUOUS,
-    CONTROL_FAILED, NOT_CHECKABLE, NOT_RUN,
+    CONTROL_FAILED, UNGUARDED, NOT_CHECKABLE, NOT_RUN,
 )
+# Marks counted beside the statuses: a verified claim whose tightest comparison had more room than
+# LOOSE_ROOM (a constant wrong by that factor would pass too), and an outcome not as expected.
+LOOSE = "loose"
+UNEXPECTED = "unexpected"
+LOOSE_ROOM = 10.0
 # Order from best to worst, for regression detection.
 STATUS_RANK = {
     FULLY_VERIFIED: 0, VERIFIED: 0, NOT_CHECKABLE: 1, NOT_RUN: 1, ST_VACUOUS: 2,
-    ST_INCONCLUSIVE: 3, CONTROL_FAILED: 4, ST_REFUTED: 5, ST_ERROR: 5,
+    ST_INCONCLUSIVE: 3, UNGUARDED: 4, CONTROL_FAILED: 4, ST_REFUTED: 5, ST_ERROR: 5,
 }
 VERDICT_RANK = {PASS: 0, VACUOUS: 1, INCONCLUSIVE: 2, REFUTED: 3, ERROR: 3}
 
@@ -41,6 +47,15 @@ VERDICT_RANK = {PASS: 0, VACUOUS: 1, INCONCLUSIVE: 2, REFUTED: 3, ERROR: 3}
 CLAIM_KINDS = (
     "theorem", "lemma", "corollary", "proposition", "definition", "assumption", "remark",
     "claim", "conjecture", "experiment", "example", "condition",
+)
+
+# Kinds of erratum (what was found wrong in a printed statement), most serious first.
+ERRATUM_KINDS = (
+    "false statement",            # the statement fails on instances that meet its hypotheses
+    "wrong constant or typo",     # the statement holds once a constant, sign or symbol is corrected
+    "proof-step error",           # a step inside a proof fails; the statement itself still holds
+    "experiment not reproduced",  # a reported experiment does not come out as printed
+    "imprecision",                # informal prose that fails literally on edge cases
 )
 
 # Profiles: how many seeds each fixture kind gets, and whether adversarial fixtures run.

@@ -11,7 +11,7 @@ from html import escape
 from urllib.parse import urlencode
 
 from .. import settings as S
-from ..status import paper_counts
+from ..verdicts import paper_counts
 from . import fmt
 from .errata import errata_html, find_errata, unreproduced_html
 from .graph import dependency_svg

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from .. import settings as S
 from ..records import split
-from ..status import aggregate, display_status
+from ..verdicts import aggregate, display_status
 
 
 @dataclass

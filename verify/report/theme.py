@@ -13,6 +13,7 @@ STATUS_COLOURS: dict[str, tuple[str, str]] = {
     S.ST_ERROR: ("#7b3fa0", "#ffffff"),
     S.ST_VACUOUS: ("#b8c4d6", "#1c2635"),
     S.CONTROL_FAILED: ("#f08c2e", "#2e1700"),
+    S.UNGUARDED: ("#e0701b", "#ffffff"),
     S.NOT_CHECKABLE: ("#ffffff", "#444444"),
     S.NOT_RUN: ("#eeeeee", "#666666"),
 }
@@ -23,7 +24,7 @@ VERDICT_COLOURS: dict[str, str] = {
 # Order of the overview columns and of the status filter.
 OVERVIEW_STATUSES = (
     S.VERIFIED, S.FULLY_VERIFIED, S.ST_REFUTED, S.ST_INCONCLUSIVE, S.ST_VACUOUS, S.CONTROL_FAILED,
-    S.ST_ERROR, S.NOT_CHECKABLE, S.NOT_RUN,
+    S.UNGUARDED, S.ST_ERROR, S.NOT_CHECKABLE, S.NOT_RUN,
 )
 
 

@@ -1,0 +1,244 @@
+"""The verdict algebra, in one place: evidence -> fixture verdict -> claim status -> exit code.
+
+Every front door (the CLI, the pytest plugin, the report, the baseline diff) calls these functions;
+none re-derives a verdict. The rules, in the order they are applied (the README has the same table):
+
+Fixture verdict (one claim on one fixture)
+
+1. the check crashed                              -> error (vacuous if the hypotheses were unmet)
+2. the time limit ran out                         -> inconclusive
+3. a hypothesis is unmet                          -> vacuous (the conclusion is not judged)
+4. a conclusion fails decisively: it failed, and either it is independent of the computation's
+   validity or every validity entry holds         -> refuted (whatever else is inconclusive)
+5. a validity entry fails                         -> inconclusive (its dependent failures included)
+6. a required quantifier ranged over an empty set -> vacuous
+7. no conclusion checked anything                 -> inconclusive
+8. otherwise                                      -> pass
+
+Claim status (over its fixtures; "positive" = random and adversarial fixtures)
+
+1. no check                                       -> not checkable;   no result -> not run
+2. any fixture errored                            -> error
+3. a positive fixture refuted                     -> refuted
+4. a negative control not caught (a mutated conclusion must be refuted; a broken hypothesis must
+   be vacuous or refuted)                         -> control failed
+5. a positive fixture inconclusive, or none ran   -> inconclusive
+6. every positive fixture vacuous                 -> vacuous
+7. no mutated-conclusion control was refuted by the check (power not shown) -> unguarded
+8. otherwise                                      -> verified; "fully verified" when every claim it
+   uses is verified too, and "loose" when its tightest passing comparison had more than
+   ``settings.LOOSE_ROOM`` room.
+
+A claim's outcome is as expected when its status is ``verified`` (or its recorded expectation) and,
+for an expected refutation, its negative controls were still caught. Exit code: 0 when every claim
+is as expected and no regression was found, else 1.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from . import settings as S
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .evidence import Evidence
+
+
+# ---------------------------------------------------------------------------------------------
+# Evidence and fixtures
+
+
+def _describe(c) -> str:
+    if c.relation == "true":
+        return f"{c.name}: {c.detail or 'false'}"
+    return f"{c.name}: measured {_fmt(c.measured)} vs {c.relation} {_fmt(c.predicted)}"
+
+
+def _fmt(x) -> str:
+    try:
+        return f"{float(x):.6g}"
+    except (TypeError, ValueError):
+        return str(x)
+
+
+def judge_evidence(ev: Evidence) -> tuple[str, str | None]:
+    """(verdict, reason) of one evidence with the hypotheses met: rules 4-8 of the fixture table."""
+    valid = ev.valid_computation
+    conclusions = ev.conclusions
+    decisive = [c for c in conclusions if not c.holds and not c.empty and (valid or not c.depends)]
+    if decisive:
+        why = "; ".join(_describe(c) for c in decisive[:3])
+        if not valid:
+            why += f" (independent of the uncertified computation: {ev.inconclusive_reason})"
+        return S.REFUTED, why
+    if not valid:
+        dependent = sum(1 for c in conclusions if not c.holds and not c.empty)
+        extra = f" ({dependent} dependent conclusion(s) failed and are not judged)" if dependent else ""
+        return S.INCONCLUSIVE, f"computation not certified: {ev.inconclusive_reason}{extra}"
+    empty = [c for c in conclusions if c.empty and c.required]
+    if empty:
+        return S.VACUOUS, "empty quantifier: " + ", ".join(c.name for c in empty)
+    checked = [c for c in conclusions if not c.empty]
+    if not checked:
+        if conclusions:
+            return S.VACUOUS, "every quantifier ranged over an empty set"
+        return S.INCONCLUSIVE, "the check recorded no conclusion"
+    return S.PASS, None
+
+
+def fixture_verdict(hypotheses_hold: bool, evidence: Evidence | None, *, crashed: bool = False,
+                    timed_out: bool = False) -> tuple[str, str | None]:
+    """(verdict, reason) for one (claim, fixture): rules 1-3, then :func:`judge_evidence`."""
+    if crashed:
+        return (S.VACUOUS if not hypotheses_hold else S.ERROR), None
+    if timed_out:
+        return S.INCONCLUSIVE, None
+    if not hypotheses_hold:
+        return S.VACUOUS, None
+    if evidence is None:
+        return S.INCONCLUSIVE, "no evidence"
+    return judge_evidence(evidence)
+
+
+def expected_verdicts(kind: str, mutation: str | None, expect: Iterable[str] | None,
+                      claim_expected: str | None) -> set[str]:
+    """Verdicts that count as correct on a fixture: its own ``expect``, or by default ``pass`` on a
+    positive fixture, ``refuted`` on a mutated-conclusion control and ``vacuous``/``refuted`` on a
+    broken-hypothesis control; a claim expected refuted (or inconclusive, vacuous) as printed
+    also accepts that verdict on its positive fixtures."""
+    if expect:
+        out = set(expect)
+    elif kind == S.NEGATIVE:
+        out = {S.REFUTED} if mutation else {S.REFUTED, S.VACUOUS}
+    else:
+        out = {S.PASS}
+    if kind != S.NEGATIVE and claim_expected is not None:
+        out.add({S.ST_REFUTED: S.REFUTED, S.ST_INCONCLUSIVE: S.INCONCLUSIVE, S.ST_VACUOUS: S.VACUOUS}[claim_expected])
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Claims
+
+
+def _room(r: dict) -> float | None:
+    ev = r.get("evidence") or {}
+    x = ev.get("tightest_room")
+    if x is None:
+        return None
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return None
+
+
+def claim_status(claim: dict, results: list[dict]) -> dict:
+    """Aggregate one claim's result records into its status (the claim table in the module docstring)."""
+    counts = Counter(r["verdict"] for r in results)
+    neg = [r for r in results if r["fixture_kind"] == S.NEGATIVE]
+    pos = [r for r in results if r["fixture_kind"] != S.NEGATIVE]
+    caught = sum(1 for r in neg if r["verdict"] in r["expected"])
+    powered = sum(1 for r in neg if r.get("mutation") and r["verdict"] == S.REFUTED)
+    if not claim.get("checkable", True):
+        status = S.NOT_CHECKABLE
+    elif not results:
+        status = S.NOT_RUN
+    elif any(r["verdict"] == S.ERROR for r in results):
+        status = S.ST_ERROR
+    elif any(r["verdict"] == S.REFUTED for r in pos):
+        status = S.ST_REFUTED
+    elif caught < len(neg):
+        status = S.CONTROL_FAILED
+    elif not pos or any(r["verdict"] == S.INCONCLUSIVE for r in pos):
+        status = S.ST_INCONCLUSIVE
+    elif all(r["verdict"] == S.VACUOUS for r in pos):
+        status = S.ST_VACUOUS
+    elif powered == 0:
+        status = S.UNGUARDED
+    else:
+        status = S.VERIFIED
+    expected = claim.get("expected")
+    if status in (S.NOT_CHECKABLE, S.NOT_RUN):
+        as_expected = True
+    elif status == S.VERIFIED:
+        # A claim recorded as inconclusive (a horizon beyond budget) that verifies is good news, not a
+        # failure; a recorded refutation that vanishes is news to look at.
+        as_expected = expected in (None, S.ST_INCONCLUSIVE)
+    else:
+        as_expected = expected == status
+    unexpected = [r for r in results if not r.get("as_expected", True)]
+    if expected == S.ST_REFUTED and status == S.ST_REFUTED:
+        unexpected = [r for r in unexpected if r["verdict"] != S.REFUTED]
+        if caught < len(neg) or any(r["verdict"] == S.ERROR for r in results):
+            as_expected = False
+    rooms = [x for x in (_room(r) for r in pos if r["verdict"] == S.PASS) if x is not None]
+    tightest = min(rooms) if rooms else None
+    return {
+        "id": claim["id"], "paper": claim.get("paper"), "status": status, "expected": expected,
+        "as_expected": as_expected, "counts": dict(counts),
+        "negative_controls": {"total": len(neg), "caught": caught, "powered": powered},
+        "tightest_room": tightest,
+        "loose": bool(status == S.VERIFIED and tightest is not None and tightest > S.LOOSE_ROOM),
+        "vacuous_fixtures": sum(1 for r in pos if r["verdict"] == S.VACUOUS),
+        "unexpected": [r["task_id"] for r in unexpected if "task_id" in r],
+        "fully_verified": False,
+    }
+
+
+def aggregate(claims: Iterable[dict], results: Iterable[dict]) -> dict[str, dict]:
+    """Statuses of all claims, with ``fully_verified`` set where the claim and everything it uses,
+    transitively, is verified."""
+    claims = {c["id"]: c for c in claims}
+    by_claim: dict[str, list[dict]] = {cid: [] for cid in claims}
+    for r in results:
+        by_claim.setdefault(r["claim"], []).append(r)
+    out = {cid: claim_status(claims.get(cid, {"id": cid, "checkable": True}), rs) for cid, rs in by_claim.items()}
+    memo: dict[str, bool] = {}
+
+    def fully(cid: str, seen: frozenset = frozenset()) -> bool:
+        if cid in memo:
+            return memo[cid]
+        st = out.get(cid)
+        if st is None or st["status"] != S.VERIFIED or cid in seen:
+            return False
+        ok = all(fully(u, seen | {cid}) for u in claims.get(cid, {}).get("uses", []))
+        memo[cid] = ok
+        return ok
+
+    for cid, st in out.items():
+        st["fully_verified"] = fully(cid)
+    return out
+
+
+def display_status(st: dict) -> str:
+    return S.FULLY_VERIFIED if st.get("fully_verified") else st["status"]
+
+
+def paper_counts(statuses: dict[str, dict]) -> dict[str, dict[str, int]]:
+    """Per paper: how many claims have each status (``fully verified`` counted apart from
+    ``verified``), plus ``loose`` (verified with more than 10x room) and ``unexpected``."""
+    out: dict[str, Counter] = {}
+    for st in statuses.values():
+        c = out.setdefault(st["paper"] or "?", Counter())
+        c[st["status"]] += 1
+        if st["fully_verified"]:
+            c[S.FULLY_VERIFIED] += 1
+        if st.get("loose"):
+            c[S.LOOSE] += 1
+        if not st.get("as_expected", True):
+            c[S.UNEXPECTED] += 1
+    return {p: dict(c) for p, c in sorted(out.items())}
+
+
+def exit_code(statuses: dict[str, dict], regressions: list | None = None) -> int:
+    """0 when every outcome is as expected (and no regression), else 1."""
+    if regressions:
+        return 1
+    return 0 if all(st["as_expected"] for st in statuses.values()) else 1
+
+
+def is_loose(room: float | None) -> bool:
+    return room is not None and (math.isinf(room) or room > S.LOOSE_ROOM)
