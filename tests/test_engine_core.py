@@ -458,3 +458,17 @@ def test_errata_markdown_groups_by_kind():
     md = errata_markdown("p", [c.describe() for c in reg])
     assert "| wrong constant or typo | 1 |" in md and "`p.lem3`" in md and "second method: closed form" in md
     assert "Derived statements that failed (not errata)" in md and "`p.lem4`" in md
+
+
+def test_family_search_space_is_validated():
+    from verify import choice, integer, real
+
+    @family("test.spaced", space={"d": integer(2, 8), "margin": real(1e-4, 1.0, log=True), "loss": choice("exp", "log")})
+    def spaced(rng, d=3, margin=0.1, loss="exp"):
+        return {"v": rng.normal(size=d)}
+
+    assert set(spaced.space) == {"d", "margin", "loss"} and spaced.space["d"].contains(8)
+    with pytest.raises(UsageError, match="not a parameter"):
+        family("test.bad", space={"n": integer(1, 2)})(lambda rng, d=1: {})
+    with pytest.raises(UsageError, match="log scale needs lo > 0"):
+        real(0.0, 1.0, log=True)

@@ -2,8 +2,8 @@
 
 The names a claim author needs::
 
-    from verify import (claim, not_checkable, hypothesis, family, random, adversarial, negative,
-                        Evidence, judge_trend, judge_binomial)
+    from verify import (claim, erratum, not_checkable, hypothesis, family, random, adversarial, negative,
+                        Evidence, judge_trend, judge_slope, judge_binomial, real, integer, choice)
 
 Everything else (runner, records, report, numerics) lives in submodules.
 """
@@ -13,6 +13,7 @@ from .claims import (
     Fixture,
     adversarial,
     claim,
+    erratum,
     family,
     hypothesis,
     negative,
@@ -21,12 +22,13 @@ from .claims import (
 )
 from .errors import UsageError
 from .evidence import Evidence, jsonable
-from .judgements import clopper_pearson, judge_binomial, judge_trend
+from .judgements import clopper_pearson, judge_binomial, judge_slope, judge_trend
+from .space import choice, integer, real
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "REGISTRY", "Evidence", "Fixture", "UsageError", "adversarial", "claim", "clopper_pearson", "family",
-    "hypothesis", "jsonable", "judge_binomial", "judge_trend", "negative", "not_checkable", "random",
-    "__version__",
+    "REGISTRY", "Evidence", "Fixture", "UsageError", "adversarial", "choice", "claim", "clopper_pearson",
+    "erratum", "family", "hypothesis", "integer", "jsonable", "judge_binomial", "judge_slope", "judge_trend",
+    "negative", "not_checkable", "random", "real", "__version__",
 ]

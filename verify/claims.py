@@ -92,17 +92,24 @@ class FixtureFamily:
     build: Callable[..., dict]
     description: str = ""
     defaults: dict = field(default_factory=dict)
+    space: dict = field(default_factory=dict)
 
 
-def family(name: str, *, description: str = "") -> Callable[[Callable[..., dict]], FixtureFamily]:
-    """Decorator declaring a fixture family: ``@family("sym.gauss") def f(rng, d=3): ...``."""
+def family(name: str, *, description: str = "", space: dict | None = None) -> Callable[[Callable[..., dict]], FixtureFamily]:
+    """Decorator declaring a fixture family: ``@family("sym.gauss") def f(rng, d=3): ...``.
+
+    ``space`` optionally declares the range of each parameter a counterexample hunt may vary
+    (``{"d": integer(2, 8), "margin": real(1e-4, 1, log=True)}``, see :mod:`verify.space`)."""
 
     def wrap(fn: Callable[..., dict]) -> FixtureFamily:
         import inspect
 
+        from .space import validate_space
+
         defaults = {k: p.default for k, p in inspect.signature(fn).parameters.items()
                     if p.default is not inspect.Parameter.empty}
-        return FixtureFamily(name, fn, description or (fn.__doc__ or "").strip().split("\n")[0], defaults)
+        sp = validate_space(name, space or {}, defaults)
+        return FixtureFamily(name, fn, description or (fn.__doc__ or "").strip().split("\n")[0], defaults, sp)
 
     return wrap
 
