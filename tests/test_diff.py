@@ -111,3 +111,33 @@ def test_quantity_without_comparisons_uses_the_floor_and_another_seed_is_not_com
     assert d["moved"] == []
     fixture = [e for e in d["regressions"] if e["level"] == "fixture"]
     assert fixture[0]["same_seed"] is False and fixture[0]["seed"] == 8
+
+
+def test_rounding_level_residuals_and_counters_are_not_regressions():
+    # on another BLAS kernel: a residual at rounding level moved, a cost counter and a count of seeds
+    # reaching an outcome of chaotic dynamics changed; none of them is a regression
+    q_old = {"R2_closed_form_rel_error": 2.8e-16, "solver evaluations": 22732, "k=0: certified global": 2}
+    q_new = {"R2_closed_form_rel_error": 1.7e-16, "solver evaluations": 22741, "k=0: certified global": 1}
+    old = pair("w.prop4", result_line("w.prop4", "0.0", S.PASS, quantities=q_old))
+    new = pair("w.prop4", result_line("w.prop4", "0.0", S.PASS, quantities=q_new))
+    assert diff_records(old, new)["moved"] == []
+    # a residual that grows past the absolute floor is still a regression
+    worse = pair("w.prop4", result_line("w.prop4", "0.0", S.PASS, quantities={**q_new, "R2_closed_form_rel_error": 3e-9}))
+    assert [m["quantity"] for m in diff_records(old, worse)["moved"]] == ["R2_closed_form_rel_error"]
+
+
+def test_declared_precision_and_arrays():
+    def rec(q, precision=None):
+        r = result_line("p.t", "0.0", S.PASS, quantities=q)
+        r["evidence"]["precision"] = precision or {}
+        return pair("p.t", r)
+
+    # a quantity declared at rtol 1e-3 tolerates a 5e-4 move; the default (1e-6 here) would not
+    old = rec({"margin": 1.0}, {"margin": {"rtol": 1e-3, "atol": None}})
+    new = rec({"margin": 1.0005}, {"margin": {"rtol": 1e-3, "atol": None}})
+    assert diff_records(old, new)["moved"] == []
+    assert [m["quantity"] for m in diff_records(rec({"margin": 1.0}), rec({"margin": 1.0005}))["moved"]] == ["margin"]
+    # arrays of floats compare element by element; a changed length is a move
+    assert diff_records(rec({"errors": [0.1, 0.01]}), rec({"errors": [0.1, 0.01 + 1e-15]}))["moved"] == []
+    assert len(diff_records(rec({"errors": [0.1, 0.01]}), rec({"errors": [0.1, 0.02]}))["moved"]) == 1
+    assert len(diff_records(rec({"errors": [0.1, 0.01]}), rec({"errors": [0.1]}))["moved"]) == 1
