@@ -7,21 +7,15 @@ recorded expectation, a negative control that failed to fail, or a regression ag
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
+import sys
+import textwrap
+import traceback
 
-# Claims run many small dense problems; one BLAS thread per process avoids oversubscribing the
-# cores that the worker pool already uses. Set before numpy is imported.
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-
-import argparse  # noqa: E402
-import json  # noqa: E402
-import sys  # noqa: E402
-import textwrap  # noqa: E402
-import traceback  # noqa: E402
-
-from . import settings as S  # noqa: E402
-from .errors import UsageError  # noqa: E402
+from . import settings as S
+from .errors import UsageError
 
 
 class _Parser(argparse.ArgumentParser):
