@@ -2,7 +2,8 @@
 
 Exit codes: 0 every outcome as expected; 1 a claim refuted, erroring or inconclusive against its
 recorded expectation, a negative control that failed to fail, or a regression against a baseline;
-2 bad usage or bad input (one line naming what is wrong; ``--debug`` for the traceback).
+2 bad usage or bad input (one line naming what is wrong; ``--debug`` for the traceback); 130 interrupted
+(the records, summary and report of what finished are written).
 """
 
 from __future__ import annotations
