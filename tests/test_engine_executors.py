@@ -18,8 +18,9 @@ THREAD_VARS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS")
 
 
 def _env(**extra):
-    """The test's environment without any thread setting (the harness must choose), plus ``extra``."""
-    env = {k: v for k, v in os.environ.items() if k not in THREAD_VARS and k != "OPENBLAS_CORETYPE"}
+    """The test's environment without any thread setting (the harness must choose), plus ``extra``.
+    The BLAS kernel is left as the environment has it (the suite may run under any OPENBLAS_CORETYPE)."""
+    env = {k: v for k, v in os.environ.items() if k not in THREAD_VARS}
     return {**env, "PYTHONPATH": str(ROOT), **extra}
 
 
@@ -82,12 +83,13 @@ def test_the_runs_thread_count_reaches_every_executor(tmp_path, executor, reques
     assert _quantities(recs)["threads"] == [2]
 
 
-@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="Sandybridge is an x86-64 kernel")
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="Prescott is an x86-64 kernel")
 def test_blas_kernel_chosen_by_the_environment_reaches_the_workers(tmp_path):
     """OPENBLAS_CORETYPE is left to the environment (the cross-machine CI step relies on it)."""
-    r, recs = _run(BLAS, tmp_path, "--jobs", "1", env=_env(OPENBLAS_CORETYPE="Sandybridge"))
+    r, recs = _run(BLAS, tmp_path, "--jobs", "1", env=_env(OPENBLAS_CORETYPE="Prescott"))
     assert r.returncode == 0, r.stdout + r.stderr
-    assert _quantities(recs)["architectures"] == ["Sandybridge"]
+    # This OpenBLAS reports its Prescott kernel (SSE3, runs on every x86-64) by the generic name Katmai.
+    assert _quantities(recs)["architectures"] in (["Prescott"], ["Katmai"])
 
 
 def test_one_blas_thread_in_the_pytest_plugin(tmp_path):
