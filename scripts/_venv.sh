@@ -49,11 +49,11 @@ fi
 
 # Install (again) only when the dependencies or the extras changed: the install is editable.
 spec=".${extras:+[$extras]}"
-stamp="$venv/.theorem-verify-installed"
-want="$spec $(cksum < pyproject.toml)"
+stamp="$venv/.theorem-verify-installed-${extras:-base}"
+want="$(cksum < pyproject.toml)"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  echo "installing theorem-verify$spec into $venv" >&2
-  "$venv/bin/python" -m pip install --quiet -e "$spec" || die "pip could not install theorem-verify$spec into $venv"
+  echo "installing theorem-verify${extras:+[$extras]} into $venv" >&2
+  "$venv/bin/python" -m pip install --quiet -e "$spec" || die "pip could not install theorem-verify${extras:+[$extras]} into $venv"
   echo "$want" > "$stamp"
 fi
 VENV_PY="$venv/bin/python"

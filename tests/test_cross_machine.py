@@ -49,6 +49,10 @@ def test_check_variation_refuses_an_unvaried_setup():
     assert any("kernel did not change" in p for p in cm.check_variation([run], [run], 1))
     other = {"type": "run", "blas": [{"architecture": "Katmai", "threads": 1}]}
     assert cm.check_variation([run], [other], 1) == []
+    two = {"type": "run", "blas": [{"architecture": "Katmai", "threads": 2, "threading": "pthreads"},
+                                   {"architecture": "Prescott", "threads": 1, "threading": "disabled"}]}
+    assert cm.check_variation([run], [two], 2) == [] or (os.cpu_count() or 1) < 2
+    assert any("did not have 2 threads" in p for p in cm.check_variation([run], [other], 2)) or (os.cpu_count() or 1) < 2
 
 
 def _tool(*args, tmp_path):
@@ -64,7 +68,8 @@ def test_toy_claims_same_everywhere_then_a_baseline_regression(tmp_path):
     assert "identical verdicts" in r.stdout
     first = tmp_path / "o" / "first" / "records.jsonl"
     second = [json.loads(x) for x in (tmp_path / "o" / "second" / "records.jsonl").read_text().splitlines()]
-    assert {b["threads"] for b in second[0]["blas"]} == ({2} if (os.cpu_count() or 1) >= 2 else {1})
+    threaded = {b["threads"] for b in second[0]["blas"] if b["threading"] != "disabled"}
+    assert threaded == ({2} if (os.cpu_count() or 1) >= 2 else {1})
 
     # The first run as baseline: a clean diff. A baseline in which the false claim passed: a regression.
     r = _tool("--first", first, "--baseline", first, tmp_path=tmp_path)

@@ -51,7 +51,7 @@ def test_missing_venv_module_names_the_package_to_install(tmp_path):
     r = _script(tmp_path, "ensurepip")
     err = r.stderr.strip().splitlines()
     assert r.returncode == 2 and len(err) == 1, r.stdout + r.stderr
-    version = "%d.%d" % sys.version_info[:2]
+    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
     assert f"apt-get install python{version}-venv" in err[0] and "cannot create a virtual environment" in err[0]
     assert not (tmp_path / "venv").exists()
 

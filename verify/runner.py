@@ -218,8 +218,11 @@ def _run_pool(tasks: Sequence[Task], seed: int, run_id: str, limit: Callable[[Ta
     workers = [_Worker(ctx, sources, n_threads) for _ in range(max(1, min(jobs, len(tasks))))]
     try:
         while pending or any(w.task is not None for w in workers):
-            for w in workers:
+            for i, w in enumerate(workers):
                 if w.task is None and pending:
+                    if not w.proc.is_alive():  # died while idle: its death is no task's verdict
+                        w.kill()
+                        w = workers[i] = _Worker(ctx, sources, n_threads)
                     t = pending.pop()
                     w.start(t, seed, run_id, limit(t))
             busy = [w for w in workers if w.task is not None]

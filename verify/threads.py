@@ -63,9 +63,11 @@ def apply(threads: int | None = None) -> int:
 
 
 def describe() -> list[dict]:
-    """The BLAS libraries loaded in this process: library, version, kernel (architecture), threads."""
+    """The BLAS libraries loaded in this process: library, version, kernel (architecture), threads, and
+    threading layer (``disabled`` for a single-threaded build, which no setting changes)."""
     from threadpoolctl import threadpool_info
 
     return [{"library": i.get("internal_api"), "version": i.get("version"),
-             "architecture": i.get("architecture"), "threads": i.get("num_threads")}
+             "architecture": i.get("architecture"), "threads": i.get("num_threads"),
+             "threading": i.get("threading_layer")}
             for i in threadpool_info() if i.get("user_api") == "blas"]
