@@ -43,6 +43,10 @@ def test_resume_cuts_a_torn_last_line_before_appending(finished_run):
     # A run killed while writing its last result: the end record never came, the result is cut in half.
     torn = lines[-2][: len(lines[-2]) // 2]
     path.write_bytes(b"".join(lines[:-2]) + torn)
+    damaged = path.read_bytes()
+    r = verify("run", EXAMPLE, "--out", out, "--profile", "quick", "--seed", "5", "--quiet", "--resume")
+    assert r.returncode == 2 and "resume needs the same" in r.stderr  # refused: nothing changes
+    assert path.read_bytes() == damaged and not (out / "records.jsonl.torn").exists()
 
     r = verify("run", EXAMPLE, "--out", out, "--profile", "quick", "--jobs", "1", "--quiet", "--resume")
     assert r.returncode == 1, r.stdout + r.stderr

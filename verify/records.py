@@ -17,7 +17,7 @@ import os
 import platform
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -121,12 +121,14 @@ def read_records(path: str | os.PathLike) -> list[dict]:
     return out
 
 
-def prepare_resume(path: str | os.PathLike) -> list[dict]:
+def prepare_resume(path: str | os.PathLike, check: Callable[[list[dict]], None] | None = None) -> list[dict]:
     """Read the records a run will resume and make the file safe to append to: a torn last line is cut
     off and kept in ``<file>.torn`` (otherwise the next record would be glued onto it, and the file
-    would stay malformed from then on)."""
+    would stay malformed from then on). ``check`` may refuse the records (raise) before anything changes."""
     p = _records_path(path)
     out, torn = _scan(p)
+    if check is not None:
+        check(out)
     data = p.read_bytes()
     if torn is not None:
         side = p.with_name(p.name + ".torn")

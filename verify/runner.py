@@ -407,13 +407,15 @@ def run(claims: Sequence[Claim], *, profile: str = "standard", seed: int = 0, jo
     tasks = plan(claims, profile, seed, task_filter)
     baseline_records = read_records(baseline) if baseline else None
 
-    previous: list[dict] = []
-    if resume and records_path.exists():
-        previous = prepare_resume(records_path)
-        prev_runs = [r for r in previous if r.get("type") == "run"]
+    def same_run(records: list[dict]) -> None:
+        prev_runs = [r for r in records if r.get("type") == "run"]
         if prev_runs and (prev_runs[0].get("profile"), prev_runs[0].get("seed")) != (profile, seed):
             raise UsageError(f"{records_path}: was run with profile {prev_runs[0].get('profile')!r} and seed "
                              f"{prev_runs[0].get('seed')}, not {profile!r} and {seed}; resume needs the same")
+
+    previous: list[dict] = []
+    if resume and records_path.exists():
+        previous = prepare_resume(records_path, check=same_run)
         finished = {(r["claim"], r["task_id"], r["seed"]) for r in previous if r.get("type") == "result"}
         tasks = [t for t in tasks if (t.claim_id, t.key, t.seed) not in finished]
 
