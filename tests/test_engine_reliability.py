@@ -79,8 +79,10 @@ def test_resume_refuses_other_seed(tmp_path):
                          ids=["inprocess", "pool"])
 def test_ctrl_c_writes_summary_of_what_finished(tmp_path, executor):
     out = tmp_path / "run"
+    # SIGINT at its default even when the tests run where it is ignored (nohup, a background job).
     p = subprocess.Popen(_cmd("run", SLOW, "--out", out, "--profile", "quick", "--quiet", *executor),
-                         env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     _wait_for_results(out / "records.jsonl", 3)
     p.send_signal(signal.SIGINT)
     stdout, stderr = p.communicate(timeout=60)
@@ -103,6 +105,7 @@ def test_an_interrupt_waits_until_a_record_is_written_and_counted():
     from verify.runner import _DeferredInterrupts
 
     steps = []
+    outer = signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal, even under nohup
     with _DeferredInterrupts() as interrupts:
         with pytest.raises(KeyboardInterrupt):
             with interrupts.hold():
@@ -116,6 +119,11 @@ def test_an_interrupt_waits_until_a_record_is_written_and_counted():
             steps.append("never")
     assert steps == ["written", "counted"]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    # A process that ignores SIGINT keeps ignoring it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with _DeferredInterrupts():
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    signal.signal(signal.SIGINT, outer)
 
 
 def _verdicts(path):

@@ -308,14 +308,15 @@ def _run_dask(tasks: Sequence[Task], seed: int, run_id: str, limit: Callable[[Ta
 class _DeferredInterrupts:
     """Ctrl-C stops a run at once, except inside :meth:`hold`, where it waits for the block to end: a
     record cut mid-write would leave a torn line in the middle of the file, and a result written but not
-    yet counted would make the summary disagree with the records. Only the main thread can handle
-    signals; elsewhere this does nothing."""
+    yet counted would make the summary disagree with the records. It only stands in for Python's own
+    handler, in the main thread: a process started with SIGINT ignored (nohup, a background job) keeps
+    ignoring it, and an embedding program's handler is left alone."""
 
     def __init__(self) -> None:
         self.depth, self.pending, self.previous = 0, False, None
 
     def __enter__(self) -> _DeferredInterrupts:
-        if _is_main_thread():
+        if _is_main_thread() and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             self.previous = signal.signal(signal.SIGINT, self._handler)
         return self
 
