@@ -2,6 +2,7 @@
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -34,14 +35,43 @@ def test_true_and_false_claim_file(tmp_path):
     assert summary["exit_code"] == 1
     assert summary["claims"]["toy.cauchy_schwarz"]["status"] == "verified"
     assert summary["claims"]["toy.false_orthogonality"]["status"] == "refuted"
-    # The printed reproduction command reruns exactly that claim on exactly that fixture.
-    args = rerun[0].split()[2:]
-    r2 = verify("run", *args, "--out", tmp_path / "re", "--quiet")
-    assert r2.returncode == 1
-    recs = [json.loads(x) for x in (tmp_path / "re" / "records.jsonl").read_text().splitlines()]
+    # The printed reproduction command, run as printed, reruns exactly that claim on exactly that fixture,
+    # into a directory of its own: the run it reproduces stays as it was.
+    before = (tmp_path / "out" / "records.jsonl").read_text()
+    argv = shlex.split(rerun[0])
+    assert argv[:2] == ["verify", "--no-builtin"] and str(EXAMPLE) in argv
+    for flag, value in (("--profile", "quick"), ("--seed", "0"), ("--executor", "pool"), ("--jobs", "1"),
+                        ("--out", "reports/rerun/toy.false_orthogonality-0.0"), ("--task", "0.0")):
+        assert argv[argv.index(flag) + 1] == value, rerun[0]
+    r2 = subprocess.run([sys.executable, "-m", "verify", *argv[1:]], capture_output=True, text=True,
+                        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)
+    assert r2.returncode == 1, r2.stdout + r2.stderr
+    recs = [json.loads(x) for x in (tmp_path / "reports/rerun/toy.false_orthogonality-0.0/records.jsonl")
+            .read_text().splitlines()]
     results = [x for x in recs if x["type"] == "result"]
     assert len(results) == 1 and results[0]["claim"] == "toy.false_orthogonality"
-    assert results[0]["verdict"] == "refuted"
+    assert results[0]["verdict"] == "refuted" and results[0]["repro"] == rerun[0]
+    assert (tmp_path / "out" / "records.jsonl").read_text() == before
+
+
+def test_rerun_command_carries_the_time_limit_and_module_source(tmp_path):
+    """A time limit given to the run decides verdicts, so its rerun command repeats it; a claim from a
+    module named on the command line is rerun from that module."""
+    (tmp_path / "mymod_claims_src.py").write_text(EXAMPLE.read_text())
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(tmp_path)])}
+    r = subprocess.run([sys.executable, "-m", "verify", "--no-builtin", "run", "module:mymod_claims_src",
+                        "--timeout", "7.5", "--profile", "quick", "--out", tmp_path / "o", "--quiet",
+                        "--no-report"], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+    assert r.returncode == 1, r.stdout + r.stderr
+    rerun = [line.split("rerun: ", 1)[1] for line in r.stdout.splitlines() if "rerun: " in line]
+    assert len(rerun) == 1
+    argv = shlex.split(rerun[0])
+    assert argv[:4] == ["verify", "--no-builtin", "run", "module:mymod_claims_src"]
+    assert argv[argv.index("--timeout") + 1] == "7.5"
+    r2 = subprocess.run([sys.executable, "-m", "verify", *argv[1:]], capture_output=True, text=True,
+                        cwd=tmp_path, env=env, timeout=300)
+    assert r2.returncode == 1, r2.stdout + r2.stderr
+    assert "UNEXPECTED toy.false_orthogonality: refuted" in r2.stdout
 
 
 def test_only_true_claim_exits_zero(tmp_path):

@@ -75,20 +75,55 @@ def test_resume_refuses_other_seed(tmp_path):
     assert r.returncode == 2 and "resume needs the same" in r.stderr
 
 
-def test_ctrl_c_writes_summary_of_what_finished(tmp_path):
+@pytest.mark.parametrize("executor", [["--executor", "inprocess"], ["--executor", "pool", "--jobs", "2"]],
+                         ids=["inprocess", "pool"])
+def test_ctrl_c_writes_summary_of_what_finished(tmp_path, executor):
     out = tmp_path / "run"
-    p = subprocess.Popen(_cmd("run", SLOW, "--out", out, "--profile", "quick", "--jobs", "1", "--quiet",
-                              "--executor", "inprocess"),
-                         env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # SIGINT at its default even when the tests run where it is ignored (nohup, a background job).
+    p = subprocess.Popen(_cmd("run", SLOW, "--out", out, "--profile", "quick", "--quiet", *executor),
+                         env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     _wait_for_results(out / "records.jsonl", 3)
     p.send_signal(signal.SIGINT)
     stdout, stderr = p.communicate(timeout=60)
     assert p.returncode == 130, stdout + stderr
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["interrupted"] is True
-    recs = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
-    assert recs[-1]["type"] == "end" and recs[-1]["interrupted"] is True
-    assert (out / "report.html").exists() or "report could not be rendered" in stderr
+    assert summary["interrupted"] is True and summary["exit_code"] == 130
+    recs = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]  # every line parses
+    results = [r for r in recs if r["type"] == "result"]
+    assert 3 <= len(results) < 30
+    # The summary counts exactly the results the file holds, each once.
+    assert summary["results"] == len(results) == len({(r["claim"], r["task_id"]) for r in results})
+    assert sum(sum(st["counts"].values()) for st in summary["claims"].values()) == len(results)
+    assert recs[-1]["type"] == "end" and recs[-1]["interrupted"] is True and recs[-1]["results"] == len(results)
+    assert (out / "report.html").exists() or "report" in stderr
+
+
+def test_an_interrupt_waits_until_a_record_is_written_and_counted():
+    """The runner holds Ctrl-C while it writes and counts a record: a record cut mid-write would tear a
+    line in the middle of the file, one written but not counted would make the summary disagree."""
+    from verify.runner import _DeferredInterrupts
+
+    steps = []
+    outer = signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal, even under nohup
+    with _DeferredInterrupts() as interrupts:
+        with pytest.raises(KeyboardInterrupt):
+            with interrupts.hold():
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.2)  # the signal arrives here and waits
+                steps.append("written")
+                steps.append("counted")
+        with pytest.raises(KeyboardInterrupt):  # outside hold(), at once
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)
+            steps.append("never")
+    assert steps == ["written", "counted"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    # A process that ignores SIGINT keeps ignoring it.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with _DeferredInterrupts():
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    signal.signal(signal.SIGINT, outer)
 
 
 def _verdicts(path):

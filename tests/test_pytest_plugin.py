@@ -21,7 +21,7 @@ def test_user_claim_file_as_pytest_items():
     assert "cauchy_schwarz[random:toy.gaussian_vectors:0.0] PASSED" in out
     assert "cauchy_schwarz[negative:toy.gaussian_vectors:1.0] PASSED" in out  # the control was caught
     assert "false_orthogonality[random:toy.gaussian_vectors:0.0] FAILED" in out
-    assert "refuted (expected pass)" in out and "rerun: verify run" in out
+    assert "refuted (expected pass)" in out and "rerun: verify --no-builtin run" in out
     assert "1 failed, 3 passed" in out
 
 

@@ -8,7 +8,12 @@ The names a claim author needs::
 Everything else (runner, records, report, numerics) lives in submodules.
 """
 
-from .claims import (
+# First, before anything imports numpy: the BLAS thread count, the same in every process (verify.threads).
+from .threads import init as _init_threads
+
+_init_threads()
+
+from .claims import (  # noqa: E402
     REGISTRY,
     Fixture,
     adversarial,
@@ -20,10 +25,10 @@ from .claims import (
     not_checkable,
     random,
 )
-from .errors import UsageError
-from .evidence import Evidence, jsonable
-from .judgements import clopper_pearson, judge_binomial, judge_slope, judge_trend
-from .space import choice, integer, real
+from .errors import UsageError  # noqa: E402
+from .evidence import Evidence, jsonable  # noqa: E402
+from .judgements import clopper_pearson, judge_binomial, judge_slope, judge_trend  # noqa: E402
+from .space import choice, integer, real  # noqa: E402
 
 __version__ = "0.1.0"
 

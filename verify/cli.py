@@ -2,26 +2,21 @@
 
 Exit codes: 0 every outcome as expected; 1 a claim refuted, erroring or inconclusive against its
 recorded expectation, a negative control that failed to fail, or a regression against a baseline;
-2 bad usage or bad input (one line naming what is wrong; ``--debug`` for the traceback).
+2 bad usage or bad input (one line naming what is wrong; ``--debug`` for the traceback); 130 interrupted
+(the records, summary and report of what finished are written).
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
+import sys
+import textwrap
+import traceback
 
-# Claims run many small dense problems; one BLAS thread per process avoids oversubscribing the
-# cores that the worker pool already uses. Set before numpy is imported.
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-
-import argparse  # noqa: E402
-import json  # noqa: E402
-import sys  # noqa: E402
-import textwrap  # noqa: E402
-import traceback  # noqa: E402
-
-from . import settings as S  # noqa: E402
-from .errors import UsageError  # noqa: E402
+from . import settings as S
+from .errors import UsageError
 
 
 class _Parser(argparse.ArgumentParser):

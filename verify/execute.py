@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 import time
 import traceback
@@ -10,18 +11,31 @@ from pathlib import Path
 from typing import Any
 
 from . import settings as S
+from . import threads
 from .claims import REGISTRY, Claim, Registry, Task, build_fixture
 from .evidence import Evidence, jsonable
 from .verdicts import expected_verdicts, fixture_verdict
 
 
-def repro_command(task: Task, claim: Claim, global_seed: int) -> str:
-    """The one command that reruns exactly this claim on exactly this fixture."""
-    parts = ["verify", "run"]
-    if claim.source and claim.source.endswith(".py"):
-        parts.append(claim.source)
-    parts += [claim.id, "--task", task.key, "--profile", task.profile, "--seed", str(global_seed),
-              "--executor", "inprocess"]
+def repro_command(claim: Claim, task_key: str, profile: str, global_seed: int,
+                  timeout_s: float | None = None) -> str:
+    """The one command that reruns exactly this claim on exactly this fixture, with every setting that
+    decides its verdict. It writes to a directory of its own, so a rerun never replaces a run's records
+    (the default ``reports/latest`` among them). It runs on the pool, with one worker: the same time
+    limit and crash isolation as the run it reproduces."""
+    parts = ["verify"]
+    src = claim.source or ""
+    if src.endswith(".py"):
+        parts += ["--no-builtin", "run", src]
+    elif src and src.split(".")[0] != "theorems":
+        parts += ["--no-builtin", "run", f"module:{src}"]
+    else:
+        parts.append("run")
+    out = "reports/rerun/" + re.sub(r"[^A-Za-z0-9._-]", "_", f"{claim.id}-{task_key}")
+    parts += [claim.id, "--task", task_key, "--profile", profile, "--seed", str(global_seed),
+              "--executor", "pool", "--jobs", "1", "--out", out]
+    if timeout_s:
+        parts += ["--timeout", f"{timeout_s:g}"]
     return " ".join(shlex.quote(p) for p in parts)
 
 
@@ -33,7 +47,7 @@ def base_record(task: Task, claim: Claim, global_seed: int, run_id: str) -> dict
         "params": jsonable({**use.family.defaults, **use.params}), "mutation": use.mutation, "seed": task.seed,
         "profile": task.profile, "expected": sorted(expected_verdicts(use.kind, use.mutation, use.expect,
                                                                       claim.expected)),
-        "repro": repro_command(task, claim, global_seed), "hypotheses": [], "evidence": None,
+        "repro": repro_command(claim, task.key, task.profile, global_seed), "hypotheses": [], "evidence": None,
         "reason": None, "traceback": None, "duration_s": 0.0,
     }
 
@@ -52,7 +66,9 @@ def run_task(task: Task, global_seed: int, run_id: str = "", registry: Registry 
     Never raises for a failure of the claim's own code: a crash becomes an ``error`` record with its
     traceback; a failure while building the fixture (including NaN or inf in it) too. Numerical
     warnings raised meanwhile are kept in the record (the first few distinct ones), not printed.
+    Every check runs with the configured BLAS thread count, whichever process runs it.
     """
+    threads.apply()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("default")  # once per location: a warning in a loop is recorded once
         rec = _run_task(task, global_seed, run_id, registry)

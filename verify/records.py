@@ -15,8 +15,9 @@ from __future__ import annotations
 import json
 import os
 import platform
+import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -63,9 +64,7 @@ class RecordWriter:
         self.close()
 
 
-def read_records(path: str | os.PathLike, *, strict: bool = True) -> list[dict]:
-    """Read a records file. A malformed line raises :class:`UsageError` naming the file and line,
-    except a truncated last line (a run killed mid-write), which is skipped."""
+def _records_path(path: str | os.PathLike) -> Path:
     p = Path(path)
     if not p.exists():
         raise UsageError(f"{p}: no such records file")
@@ -73,24 +72,75 @@ def read_records(path: str | os.PathLike, *, strict: bool = True) -> list[dict]:
         p = p / "records.jsonl"
         if not p.exists():
             raise UsageError(f"{path}: directory holds no records.jsonl")
-    try:
-        lines = p.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as e:
-        raise UsageError(f"{p}: not a UTF-8 text records file ({e.reason})") from None
-    out = []
-    for i, line in enumerate(lines, 1):
-        if not line.strip():
+    return p
+
+
+def _scan(p: Path) -> tuple[list[dict], int | None]:
+    """(records, offset of a torn last line or None). A torn line is what a writer killed mid-write
+    leaves: the file's last bytes, not ended by a newline, that do not parse as a record. Any other
+    malformed line raises :class:`UsageError` naming the file and line; so does a file without any
+    valid record (an empty file, or one holding only a torn line), which is no run's output."""
+    data = p.read_bytes()
+    out: list[dict] = []
+    torn: int | None = None
+    offset = 0
+    lines = data.split(b"\n")
+    for i, raw in enumerate(lines, 1):
+        start, offset = offset, offset + len(raw) + 1
+        last = i == len(lines)  # after the final newline: b"" for a complete file
+        if not raw.strip():
             continue
         try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as e:
-            if i == len(lines) and not strict:
+            rec = json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError as e:
+            if last:
+                torn = start
                 break
-            if i == len(lines):
-                break  # a truncated final line is what a killed writer leaves behind
+            raise UsageError(f"{p}:{i}: not UTF-8 text ({e.reason})") from None
+        except json.JSONDecodeError as e:
+            if last:
+                torn = start
+                break
             raise UsageError(f"{p}:{i}: malformed record ({e.msg})") from None
         _validate(rec, p, i)
         out.append(rec)
+    if not out:
+        what = "is empty" if not data.strip() else "holds no valid record"
+        raise UsageError(f"{p}: {what}; not a records file of a run")
+    return out, torn
+
+
+def read_records(path: str | os.PathLike) -> list[dict]:
+    """Read a records file (or a run directory's ``records.jsonl``). A torn last line (a run killed
+    mid-write) is left out with a warning; any other malformed line, or no valid record at all, raises
+    :class:`UsageError` naming the file."""
+    p = _records_path(path)
+    out, torn = _scan(p)
+    if torn is not None:
+        print(f"verify: warning: {p}: ignoring a torn last line (a run killed mid-write)", file=sys.stderr)
+    return out
+
+
+def prepare_resume(path: str | os.PathLike, check: Callable[[list[dict]], None] | None = None) -> list[dict]:
+    """Read the records a run will resume and make the file safe to append to: a torn last line is cut
+    off and kept in ``<file>.torn`` (otherwise the next record would be glued onto it, and the file
+    would stay malformed from then on). ``check`` may refuse the records (raise) before anything changes."""
+    p = _records_path(path)
+    out, torn = _scan(p)
+    if check is not None:
+        check(out)
+    data = p.read_bytes()
+    if torn is not None:
+        side = p.with_name(p.name + ".torn")
+        with open(side, "ab") as fh:
+            fh.write(data[torn:] + b"\n")
+        with open(p, "r+b") as fh:
+            fh.truncate(torn)
+        print(f"verify: warning: {p}: cut a torn last line ({len(data) - torn} bytes, a run killed mid-write) "
+              f"into {side}", file=sys.stderr)
+    elif not data.endswith(b"\n"):
+        with open(p, "ab") as fh:  # a complete record whose newline was not written
+            fh.write(b"\n")
     return out
 
 
@@ -139,11 +189,16 @@ def merge(paths: Iterable[str | os.PathLike]) -> list[dict]:
 
 def write_summary(path: str | os.PathLike, run: dict, statuses: dict[str, dict], exit_code: int,
                   extra: dict | None = None) -> dict:
+    """Write summary.json whole or not at all (a temporary file renamed over it): a summary cut short
+    by an interrupt would be read as a broken file."""
     from .verdicts import paper_counts
 
     summary = {
         "run": run, "exit_code": exit_code, "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "papers": paper_counts(statuses), "claims": statuses, **(extra or {}),
     }
-    Path(path).write_text(json.dumps(summary, indent=1, sort_keys=True, default=str), encoding="utf-8")
+    target = Path(path)
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_text(json.dumps(summary, indent=1, sort_keys=True, default=str), encoding="utf-8")
+    os.replace(tmp, target)
     return summary
