@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import platform
 import signal
+import subprocess
 import sys
 import time
 import uuid
@@ -28,6 +30,7 @@ from .claims import REGISTRY, Claim, Registry, Task, expand
 from .discovery import load_sources, loaded_sources
 from .errors import UsageError
 from .execute import crash_record, run_task, timeout_record
+from .progress import Progress
 from .records import RecordWriter, read_records, split, versions, write_summary
 from .verdicts import aggregate, exit_code
 
@@ -212,40 +215,6 @@ def _run_dask(tasks: Sequence[Task], seed: int, run_id: str, limit: Callable[[Ta
 
 
 # ---------------------------------------------------------------------------------------------
-# Progress
-
-
-class Progress:
-    """A one-line progress display on a terminal; sparse lines otherwise (CI logs)."""
-
-    def __init__(self, total: int, stream=sys.stderr, enabled: bool = True):
-        self.total, self.done, self.stream, self.enabled = total, 0, stream, enabled and total > 0
-        self.tty = hasattr(stream, "isatty") and stream.isatty()
-        self.t0 = time.monotonic()
-        self.last_print = 0.0
-        self.bad = 0
-
-    def update(self, rec: dict) -> None:
-        self.done += 1
-        if not rec.get("as_expected", True):
-            self.bad += 1
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        msg = (f"[{self.done}/{self.total}] {now - self.t0:6.1f}s  unexpected: {self.bad}  "
-               f"last: {rec['claim']} {rec['task_id']} {rec['verdict']}")
-        if self.tty:
-            self.stream.write("\r" + msg[:150].ljust(150))
-            if self.done == self.total:
-                self.stream.write("\n")
-            self.stream.flush()
-        elif now - self.last_print > 15 or self.done == self.total:
-            self.stream.write(msg + "\n")
-            self.stream.flush()
-            self.last_print = now
-
-
-# ---------------------------------------------------------------------------------------------
 # The run
 
 
@@ -287,7 +256,7 @@ def run(claims: Sequence[Claim], *, profile: str = "standard", seed: int = 0, jo
     run_rec = {"type": "run", "run_id": run_id, "profile": profile, "seed": seed, "jobs": jobs,
                "executor": executor, "selectors": list(selectors), "tasks": len(tasks),
                "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "versions": versions(),
-               "resumed": bool(previous)}
+               "resumed": bool(previous), "host": platform.node(), "commit": source_commit()}
     writer = RecordWriter(records_path, append=bool(previous))
     writer.write(run_rec)
     for c in claims:
@@ -318,6 +287,7 @@ def run(claims: Sequence[Claim], *, profile: str = "standard", seed: int = 0, jo
         writer.write({"type": "end", "run_id": run_id, "interrupted": interrupted,
                       "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "results": len(new_results)})
         writer.close()
+        bar.close()
 
     claim_dicts = [{**c.describe(), "used_by": registry.used_by(c.id)} for c in claims]
     prev_results = split(previous)[1] if previous else []
@@ -338,6 +308,22 @@ def run(claims: Sequence[Claim], *, profile: str = "standard", seed: int = 0, jo
         report_path = _render_safely(records_path, out / "report.html")
     return RunOutcome(out, records_path, statuses, results, code, interrupted, regressions, report_path)
 
+
+
+def source_commit() -> str | None:
+    """The git commit of the project's source (with ``+dirty`` when it has local changes), for the run
+    record; None outside a git checkout."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                              text=True, timeout=10)
+        if head.returncode != 0:
+            return None
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head.stdout.strip() + ("+dirty" if dirty else "")
 
 
 def _render_safely(records_path: Path, target: Path) -> Path | None:
