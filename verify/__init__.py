@@ -5,9 +5,12 @@ The names a claim author needs::
     from verify import (claim, erratum, not_checkable, hypothesis, family, random, adversarial, negative,
                         Evidence, judge_trend, judge_slope, judge_binomial, real, integer, choice)
 
-Everything else (runner, records, report, numerics) lives in submodules.
+In a notebook, ``verify.check(claim_id)`` and ``verify.run(*selectors)`` run claims and return
+:class:`Results`, shown as the report's claim cards. Everything else (runner, records, report, numerics)
+lives in submodules.
 """
 
+from .api import Results, check, load_results, run
 from .claims import (
     REGISTRY,
     Fixture,
@@ -28,7 +31,7 @@ from .space import choice, integer, real
 __version__ = "0.1.0"
 
 __all__ = [
-    "REGISTRY", "Evidence", "Fixture", "UsageError", "adversarial", "choice", "claim", "clopper_pearson",
-    "erratum", "family", "hypothesis", "integer", "jsonable", "judge_binomial", "judge_slope", "judge_trend",
-    "negative", "not_checkable", "random", "real", "__version__",
+    "REGISTRY", "Evidence", "Fixture", "Results", "UsageError", "adversarial", "check", "choice", "claim",
+    "clopper_pearson", "erratum", "family", "hypothesis", "integer", "jsonable", "judge_binomial", "judge_slope",
+    "judge_trend", "load_results", "negative", "not_checkable", "random", "real", "run", "__version__",
 ]

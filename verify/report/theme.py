@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from .. import settings as S
 
 # (fill, text colour) per display status; not checkable / not run are drawn pale with a dashed edge.
@@ -45,6 +47,19 @@ def status_classes_css() -> str:
         rules.append(f".st-{slug(status)}{{background:{fill};color:{text};border-color:{border}}}")
     for verdict, colour in VERDICT_COLOURS.items():
         rules.append(f".v-{slug(verdict)}{{color:{colour};font-weight:600}}")
+    return "\n".join(rules)
+
+
+def scoped_css(scope: str) -> str:
+    """The report's style with every rule limited to ``scope`` (a card shown inside a notebook must not
+    restyle the notebook)."""
+    rules = []
+    for selectors, body in re.findall(r"([^{}]+)\{([^{}]*)\}", CSS + "\n" + status_classes_css()):
+        scoped = []
+        for sel in selectors.split(","):
+            sel = sel.strip()
+            scoped.append(scope if sel == "body" else f"{scope} {sel}")
+        rules.append(",".join(scoped) + "{" + body.strip() + "}")
     return "\n".join(rules)
 
 
