@@ -54,19 +54,21 @@ def run(*selectors: str, profile: str = "quick", seed: int = 0, jobs: int = 1, e
         out: str | Path | None = None, timeout_s: float | None = None, task: str | None = None,
         report: bool = False) -> Results:
     """Run the claims that ``selectors`` name (ids, prefixes, globs, papers, claim files) and return
-    their :class:`Results`. Records go to ``out`` (a temporary directory by default); ``report=True``
-    also writes ``out/report.html``."""
+    their :class:`Results`. Records are kept in ``out`` when given (``report=True`` also writes
+    ``out/report.html``), else only in the returned object."""
     from .records import read_records
     from .runner import run as run_claims
 
     if profile not in S.PROFILES:
         raise UsageError(f"unknown profile {profile!r} (one of {', '.join(S.PROFILES)})")
     claims = _claims_for(selectors)
-    out_dir = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="verify-"))
-    outcome = run_claims(claims, profile=profile, seed=seed, jobs=jobs, out_dir=out_dir, executor=executor,
-                         task_filter=task, timeout_s=timeout_s, selectors=list(selectors), progress=False,
-                         report=report)
-    return Results(read_records(outcome.records_path), path=outcome.records_path)
+    with tempfile.TemporaryDirectory(prefix="verify-") as scratch:
+        out_dir = Path(out) if out is not None else Path(scratch)
+        outcome = run_claims(claims, profile=profile, seed=seed, jobs=jobs, out_dir=out_dir, executor=executor,
+                             task_filter=task, timeout_s=timeout_s, selectors=list(selectors), progress=False,
+                             report=report and out is not None)
+        records = read_records(outcome.records_path)
+    return Results(records, path=outcome.records_path if out is not None else None)
 
 
 def check(claim_id: str, *, profile: str = "quick", seed: int = 0, task: str | None = None,
