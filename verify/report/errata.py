@@ -223,8 +223,10 @@ def markdown_html(model: ReportModel) -> str:
     statuses = {cid: v.status for cid, v in model.claims.items()}
     parts = []
     for paper in model.papers:
-        claims = [v.claim for v in model.of_paper(paper)]
-        if not any(c.get("erratum") or c.get("derived") for c in claims):
+        views = model.of_paper(paper)
+        claims = [v.claim for v in views]
+        if not any(c.get("erratum") or c.get("derived") for c in claims) and \
+                not any(v.status["status"] == S.ST_REFUTED for v in views):
             continue
         md = errata_markdown(paper, claims, statuses)
         href = "data:text/markdown;charset=utf-8," + quote(md)
