@@ -95,6 +95,9 @@ code.tex{color:#8a3b00}
 .ok{color:#1b7f3a;font-weight:700}
 .bad{color:#c62828;font-weight:700}
 [hidden]{display:none!important}
+/* Sections below the first screen are laid out when they come near it (MathML layout is not free). */
+#errata,#claims,#graphs,#details{content-visibility:auto;contain-intrinsic-size:auto 1200px}
+details.claim{content-visibility:auto;contain-intrinsic-size:auto 36px}
 .banner{border:2px solid #c62828;background:#fff5f5;border-radius:8px;padding:8px 14px;margin:12px 0}
 .banner.good{border-color:#1b7f3a;background:#f3fbf5}
 .banner h2{margin:0 0 6px;border:0;font-size:17px;color:#8e0000}
