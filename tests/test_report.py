@@ -374,3 +374,43 @@ def test_hostile_strings_in_every_field_stay_text():
     assert not [(t, a) for t, attrs in parser.tags for a, _ in attrs if a.startswith("on")]
     imgs = [dict(attrs)["src"] for t, attrs in parser.tags if t == "img"]
     assert imgs and all(src.startswith("data:image/png;base64,") for src in imgs)
+
+
+def test_merged_runs_carry_a_run_column_and_full_commands():
+    run1 = {"type": "run", "run_id": "aaa", "profile": "quick", "seed": 0, "executor": "pool", "host": "node-a",
+            "commit": "abc123", "jobs": 2, "started": "2026-01-01T00:00:00"}
+    run2 = {**run1, "run_id": "bbb", "seed": 5, "profile": "standard", "host": "node-b", "executor": "dask"}
+    first = {**result_line("toy.lem2", "0.0", S.PASS, seed=11), "run_id": "aaa"}
+    second = {**result_line("toy.lem2", "0.0", S.PASS, seed=12), "run_id": "bbb"}
+    control = {**result_line("toy.lem2", "1.0", S.REFUTED, kind=S.NEGATIVE), "run_id": "aaa"}
+    page = inflate(report_html([run1, run2, claim_line("toy.lem2"), first, second, control]))
+    runs = page.split('<table id="runs">', 1)[1].split("</table>", 1)[0]
+    assert "node-a" in runs and "node-b" in runs and "abc123" in runs and "dask" in runs
+    sec = page.split('id="claim-toy.lem2"', 1)[1]
+    fixtures = sec.split('<table class="fixtures">', 1)[1].split("</table>", 1)[0]
+    assert "<th>run</th>" in fixtures and "run 1" in fixtures and "run 2" in fixtures
+    assert "verify run toy.lem2 --profile quick --seed 0    # run 1" in sec
+    assert "verify run toy.lem2 --profile standard --seed 5    # run 2" in sec
+
+
+def test_room_roles_and_empty_quantifiers_are_visible():
+    comps = [
+        {"name": "integrator error", "relation": "<=", "measured": 1e-12, "predicted": 1e-8, "tolerance": 0.0,
+         "holds": True, "slack": 0.9, "detail": "", "role": "validity", "depends": False, "count": None, "room": None},
+        {"name": "margin gamma_KKT", "relation": ">=", "measured": 30.0, "predicted": 1.0, "tolerance": 0.0,
+         "holds": True, "slack": 29.0, "detail": "", "role": "conclusion", "depends": False, "count": None,
+         "room": 30.0},
+        {"name": "every neuron with a_k > 0 aligned", "relation": "<=", "measured": [], "predicted": 0.1,
+         "tolerance": 0.0, "holds": True, "slack": None, "detail": "empty set: nothing to check",
+         "role": "conclusion", "depends": True, "count": 0, "required": True, "room": None},
+    ]
+    res = result_line("q.lem", "0.0", S.PASS, comparisons=comps)
+    res["evidence"]["tightest_room"] = 30.0
+    records = [claim_line("q.lem"), res, result_line("q.lem", "1.0", S.REFUTED, kind=S.NEGATIVE)]
+    page = inflate(report_html(records))
+    row = page.split('<table id="claim-table">', 1)[1].split("</tr>", 2)[1]
+    assert "30×" in row and 'class="mark loose"' in row and 'data-loose="1"' in row
+    sec = page.split('id="claim-q.lem"', 1)[1]
+    assert '<span class="role validity">validity</span>' in sec and '<span class="role">independent</span>' in sec
+    assert "empty set: vacuous" in sec
+    assert "<msub><mi>γ</mi>" in sec  # gamma_KKT typeset
