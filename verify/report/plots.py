@@ -53,12 +53,11 @@ def verdict_group(result: dict) -> str:
     return "other"
 
 
-def outcome_words(result: dict) -> str:
-    """The fixture's outcome in words for a legend or a table: controls say whether they were caught."""
-    v = str(result.get("verdict"))
+def short_outcome(result: dict) -> str:
+    """The outcome in a legend: ``pass``, ``refuted``, ``control caught``, ``control NOT caught``."""
     if result.get("fixture_kind") == S.NEGATIVE:
-        return ("control caught" if result.get("as_expected", True) else "control NOT caught") + f" ({v})"
-    return v
+        return "control caught" if result.get("as_expected", True) else "control NOT caught"
+    return str(result.get("verdict"))
 
 
 @dataclass
@@ -102,15 +101,28 @@ def as_float_array(values: object) -> np.ndarray:
     return np.array([one(v) for v in np.ravel(np.array(values, dtype=object))], dtype=float)
 
 
+GROUP_ORDER = ("refuted", "pass", "control", "other")
+
+
 def _series_groups(results: list[dict]) -> dict[str, list[tuple[dict, dict]]]:
-    """Series name -> [(result, series)], non-pass results first so failures are always drawn."""
-    ordered = sorted(results, key=lambda r: r.get("verdict") == S.PASS)
-    groups: dict[str, list[tuple[dict, dict]]] = {}
-    for r in ordered:
+    """Series name -> [(result, series)], taking fixtures of each outcome in turn (refuting, passing,
+    controls, undecided), so a plot capped at a few fixtures still shows every kind of outcome."""
+    groups: dict[str, dict[str, list[tuple[dict, dict]]]] = {}
+    for r in results:
         for s in (r.get("evidence") or {}).get("series") or ():
             if isinstance(s, dict) and s.get("x") is not None and isinstance(s.get("y"), dict):
-                groups.setdefault(str(s.get("name", "series")), []).append((r, s))
-    return groups
+                by = groups.setdefault(str(s.get("name", "series")), {g: [] for g in GROUP_ORDER})
+                by[verdict_group(r)].append((r, s))
+    out: dict[str, list[tuple[dict, dict]]] = {}
+    for name, by in groups.items():
+        queues = [list(by[g]) for g in GROUP_ORDER]
+        merged: list[tuple[dict, dict]] = []
+        while any(queues):
+            for q in queues:
+                if q:
+                    merged.append(q.pop(0))
+        out[name] = merged
+    return out
 
 
 def _short(text: str, n: int) -> str:
@@ -138,12 +150,13 @@ def render_series(name: str, members: list[tuple[dict, dict]]) -> bytes:
     styles = ["-", "--", "-.", ":"]
     drawn_refs: set = set()
     ref_labels: set[str] = set()
+    per_fixture = max(1, MAX_LINES_PER_PLOT // len(members))  # every fixture drawn gets its lines
     for r, s in members:
         x = as_float_array(s["x"])
         group = verdict_group(r)
-        fixture = f"{r.get('label') or r.get('family')} [{r.get('task_id')}]"
+        fixture = f"[{r.get('task_id')}] {short_outcome(r)}"
         for k, (label, ys) in enumerate(s["y"].items()):
-            if lines >= MAX_LINES_PER_PLOT:
+            if lines >= MAX_LINES_PER_PLOT or k >= per_fixture:
                 break
             y = as_float_array(ys)
             n = min(len(x), len(y))
@@ -167,11 +180,11 @@ def render_series(name: str, members: list[tuple[dict, dict]]) -> bytes:
             palette = VERDICT_PALETTES[group]
             colour = palette[used[group] % len(palette)]
             used[group] += 1
-            text = label_mathtext(_short(str(label), 40))
+            text = label_mathtext(_short(str(label), 36))
             if several:
-                text += f"\n{label_mathtext(_short(fixture, 34))}: {outcome_words(r)}"
+                text += f"\n{fixture}"
             elif group != "pass":
-                text += f" ({outcome_words(r)})"
+                text += f" ({short_outcome(r)})"
             ax.plot(xs, yv, marker="o" if n < 30 else None, ms=3, lw=1.6, color=colour,
                     ls=styles[k % len(styles)], label=text)
             lines += 1
