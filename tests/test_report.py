@@ -258,7 +258,7 @@ def test_claim_section_shows_hypotheses_fixtures_evidence_and_dependencies(page)
     assert "control caught (refuted)" in sec
     assert 'href="#claim-toy.def1"' in sec  # uses
     assert 'href="#claim-toy.thm3"' in sec  # used by
-    assert "data:image/png;base64," in sec
+    assert "data:image/svg+xml," in sec
     err = page.split('id="claim-toy.lem5"', 1)[1].split('<details class="claim"', 1)[0]
     assert "ZeroDivisionError: division by zero" in err
 
@@ -277,14 +277,17 @@ def test_errata_pick_smallest_counterexample_and_show_amendment(page):
     assert "<b>2 of 2</b> fixtures refute" in section and "measured 1, above the bound 2" in section
 
 
-def test_plots_are_png_and_capped():
+def test_plots_are_svg_and_capped():
+    from urllib.parse import unquote
+
     results = [result_line("p.c", "0.0", S.PASS, series=[series(f"s{k}") for k in range(MAX_PLOTS_PER_CLAIM + 3)])]
     plots = claim_plots(results, PlotBudget())
     drawn = [p for p in plots if p.data_uri]
     assert len(drawn) == MAX_PLOTS_PER_CLAIM
     assert "3 more series not drawn" in plots[-1].note
-    png = base64.b64decode(drawn[0].data_uri.split(",", 1)[1])
-    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert drawn[0].data_uri.startswith("data:image/svg+xml,") and "#" not in drawn[0].data_uri
+    svg = unquote(drawn[0].data_uri.split(",", 1)[1])
+    assert "<svg" in svg and "reference 0.5" in svg and "<script" not in svg
     starved = claim_plots(results, PlotBudget(total=100))
     assert not any(p.data_uri for p in starved) and "budget" in starved[0].note
 
@@ -373,7 +376,7 @@ def test_hostile_strings_in_every_field_stay_text():
     assert "<script>alert" not in inflate(page) and "<img src=x" not in inflate(page)
     assert not [(t, a) for t, attrs in parser.tags for a, _ in attrs if a.startswith("on")]
     imgs = [dict(attrs)["src"] for t, attrs in parser.tags if t == "img"]
-    assert imgs and all(src.startswith("data:image/png;base64,") for src in imgs)
+    assert imgs and all(src.startswith("data:image/svg+xml,") for src in imgs)
 
 
 def test_merged_runs_carry_a_run_column_and_full_commands():

@@ -514,8 +514,7 @@ def claim_section_html(v: ClaimView, model: ReportModel, budget: PlotBudget, *, 
         f'<summary><span class="cid">{escape(v.id)}</span> <span class="muted">{escape(str(v.claim.get("kind", "")))}'
         f"</span>{title} {fmt.badge(v.display)} {_marks(v)}</summary>"
         f'<div class="statement">{text_html(statement)}</div>'
-        + (lazy_html(tables) if lazy else tables)
-        + plots_html(v, budget)
+        + (lazy_html(tables + plots_html(v, budget)) if lazy else tables + plots_html(v, budget))
         + (f"<h4>Reproduce</h4>{_repro_html(v, model)}" if v.claim.get("checkable", True) else "")
         + "</details>")
 
