@@ -2,7 +2,9 @@
 filterable), dependency graphs and one collapsed card per claim.
 
 Everything taken from records is escaped here or in :mod:`.fmt` / :mod:`.mathml`; the page loads
-nothing from outside (inline CSS, inline JS, math as MathML, plots as data URIs).
+nothing from outside (inline CSS, inline JS, math as MathML, plots as SVG data URIs). The bulk of each
+claim card is stored gzipped and inflated by the page's script when the card is opened
+(:func:`lazy_html`); ``lazy=False`` writes it as plain HTML.
 """
 
 from __future__ import annotations
