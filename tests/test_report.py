@@ -417,3 +417,15 @@ def test_room_roles_and_empty_quantifiers_are_visible():
     assert '<span class="role validity">validity</span>' in sec and '<span class="role">independent</span>' in sec
     assert "empty set: vacuous" in sec
     assert "<msub><mi>γ</mi>" in sec  # gamma_KKT typeset
+
+
+def test_first_line_of_a_statement_never_cuts_a_formula():
+    from verify.report.html import first_line
+
+    long = "Let the data be separable. " + "Then " + "the flow converges " * 12 + r"and $\sum_{i=1}^n a_i^2 \le C$."
+    cut = first_line(long)
+    assert cut.startswith("Let the data be separable. Then") and cut.endswith(" …") and len(cut) <= 165
+    assert "$" not in cut  # the formula would not fit whole, so it is left out, not cut
+    text = first_line(r"For every $x \in \mathbb{R}^d$ with $\|x\| \le 1$, we have $f(x) \le \frac{1}{2}$." + " more" * 80)
+    assert text.count("$") % 2 == 0 and text.endswith("…")
+    assert first_line("One line.\n\nSecond paragraph.") == "One line."
