@@ -429,3 +429,28 @@ def test_first_line_of_a_statement_never_cuts_a_formula():
     text = first_line(r"For every $x \in \mathbb{R}^d$ with $\|x\| \le 1$, we have $f(x) \le \frac{1}{2}$." + " more" * 80)
     assert text.count("$") % 2 == 0 and text.endswith("…")
     assert first_line("One line.\n\nSecond paragraph.") == "One line."
+
+
+def test_dependency_graph_of_a_hundred_claims_routes_edges_between_nodes():
+    import random as stdlib_random
+
+    from verify.report.graph import layout
+
+    rng = stdlib_random.Random(3)
+    records = []
+    for k in range(120):
+        uses = sorted({f"big.c{rng.randrange(k)}" for _ in range(rng.randrange(3))}) if k > 10 else []
+        records.append(claim_line(f"big.c{k}", uses=uses))
+    records += [claim_line("big.alone1"), claim_line("big.alone2")]
+    model = build_model(records)
+    lay = layout(model.of_paper("big"), "big")
+    assert {n.id for n in lay.isolated} >= {"big.alone1", "big.alone2"}
+    for col in lay.columns:  # nodes and waypoints of a column never overlap
+        spans = sorted((lay.nodes[n].y, lay.nodes[n].y + lay.nodes[n].h) for n in col)
+        assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))
+    for chain in lay.edges:  # each step of an edge goes to the next column: it passes nodes only in the gaps
+        depths_along = [lay.nodes[n].depth for n in chain]
+        assert all(b == a + 1 for a, b in zip(depths_along, depths_along[1:]))
+    svg = dependency_svg(model.of_paper("big"), "big", 0)
+    chips = svg.count('class="gnode chip"')
+    assert chips == len(lay.isolated) and svg.count('class="gnode"') + chips == 122
