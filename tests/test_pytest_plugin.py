@@ -43,3 +43,15 @@ def test_paper_module_collected_from_theorems():
     r = _pytest(ROOT / "theorems" / "wang2022" / "definitions.py", "--verify-profile", "quick")
     assert r.returncode == 0, r.stdout + r.stderr
     assert " passed" in r.stdout
+
+
+def test_any_file_named_on_the_command_line_that_declares_claims(tmp_path):
+    f = tmp_path / "cauchy.py"  # neither *_claims.py nor claims_*.py
+    f.write_text((ROOT / "examples" / "toy_claims.py").read_text())
+    r = _pytest(f, "-v")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "cauchy_schwarz[random:toy.gaussian_vectors:0.0] PASSED" in r.stdout and "1 failed, 3 passed" in r.stdout
+    plain = tmp_path / "helpers.py"  # declares nothing: pytest's own collection (no tests in it)
+    plain.write_text("def f():\n    return 1\n")
+    r = _pytest(plain)
+    assert r.returncode == 5 and "no tests ran" in r.stdout

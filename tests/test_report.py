@@ -7,7 +7,9 @@ the builders are imported by test_diff.py and test_report_browser.py.
 from __future__ import annotations
 
 import base64
+import gzip
 import re
+from html.parser import HTMLParser
 
 import pytest
 
@@ -16,7 +18,7 @@ from verify.records import RecordWriter, merge
 from verify.report import render_report, report_html
 from verify.report.errata import find_errata
 from verify.report.graph import dependency_svg, depths
-from verify.report.latex import statement_html
+from verify.report.mathml import MATHML_TAGS, has_raw_tex, label_html, label_mathtext, text_html
 from verify.report.model import build_model
 from verify.report.plots import MAX_PLOTS_PER_CLAIM, PlotBudget, claim_plots
 from verify.verdicts import aggregate
@@ -118,9 +120,45 @@ CLAIM_IDS = ["toy.def1", "toy.lem1", "toy.lem2", "toy.thm3", "toy.thm3.amended",
              "toy.lem6", "toy.lem7", "toy.lem8", "toy.xss", "other.thm1"]
 
 
+def inflate(page: str) -> str:
+    """The page with every lazily stored card body inflated in place, as the page's script does."""
+    def one(m: re.Match) -> str:
+        return '<div class="lazy">' + gzip.decompress(base64.b64decode(m.group(1))).decode("utf-8")
+    return re.sub(r'<div class="lazy" data-z="([^"]+)">', one, page)
+
+
 @pytest.fixture(scope="module")
 def page() -> str:
-    return report_html(sample_records(), title="Sample report")
+    return inflate(report_html(sample_records(), title="Sample report"))
+
+
+class VisibleText(HTMLParser):
+    """The text a reader sees: no scripts, styles, TeX-source blocks or attribute values."""
+
+    SKIP = {"script", "style", "pre", "title"}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+        self.skipping: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self.SKIP:
+            self.skipping.append(tag)
+
+    def handle_endtag(self, tag):
+        if self.skipping and self.skipping[-1] == tag:
+            self.skipping.pop()
+
+    def handle_data(self, data):
+        if not self.skipping:
+            self.parts.append(data)
+
+
+def visible_text(page: str) -> str:
+    parser = VisibleText()
+    parser.feed(page)
+    return " ".join(parser.parts)
 
 
 def claim_rows(page: str) -> dict[str, str]:
@@ -134,7 +172,7 @@ def test_every_claim_has_a_row_a_section_and_a_graph_node(page):
     assert sorted(rows) == sorted(CLAIM_IDS)
     for cid in CLAIM_IDS:
         assert f'<details class="claim" id="claim-{cid}"' in page
-        assert f'class="gnode" data-id="{cid}"' in page
+        assert f'data-id="{cid}"' in page.split('id="graphs"', 1)[1].split("</section>", 1)[0]
 
 
 def test_statuses_come_from_aggregate():
@@ -181,26 +219,46 @@ def test_no_external_resources(page):
     assert "<iframe" not in page
 
 
-def test_latex_is_legible_and_source_kept():
-    html = statement_html(r"Then $\gamma(\theta) \le \frac{1+\alpha}{4}\,\|w\|_2^2$ for $t \to \infty$.")
-    assert "≤" in html and "γ" in html and "∞" in html and "‖" in html
-    assert '<span class="frac"><span class="num">1\u2009+\u2009<i>α</i></span><span class="den">4</span></span>' in html
-    assert "<sub>2</sub><sup>2</sup>" in html
-    assert 'title="$\\gamma(\\theta) \\le \\frac{1+\\alpha}{4}\\,\\|w\\|_2^2$"' in html
-    assert statement_html(r"$\unknowncmd{x}$").count("\\unknowncmd") == 2  # shown, not dropped
-    deep = "$" + "{" * 5000 + "x" + "}" * 5000 + "$"
-    assert "x" in statement_html(deep)  # pathological nesting falls back to the escaped source
+def test_math_is_mathml_from_latex2mathml():
+    html = text_html(r"Then $\gamma(\theta) \le \frac{1+\alpha}{4}\,\|w\|_2^2$ for $t \to \infty$.")
+    assert html.startswith("Then <math>") and html.count("<math>") == 2
+    assert "<mfrac>" in html and "<msubsup>" in html and "γ" in html and "∞" in html
+    assert not has_raw_tex(visible_text(html))
+    display = text_html(r"$$\sum_{i \in I_+} \mu_- x_i$$")
+    assert '<math display="block">' in display and "<munder>" in display or "<msub>" in display
+    # A formula latex2mathml cannot parse is shown as its escaped source, never dropped.
+    assert "x" in text_html("$" + "{" * 5000 + "x" + "}" * 5000 + "$")
+
+
+def test_mathml_output_is_rebuilt_from_a_whitelist():
+    for tex in (r"$\text{<script>alert(1)</script>}$", r"$\href{javascript:alert(1)}{x}$", r"$a < b \& c$"):
+        html = text_html(tex)
+        assert "<script" not in html and "href" not in html and "javascript" not in html.replace("<mi>", "")
+    assert "&lt;" in text_html("$a < b$") or "<mo>&lt;</mo>" in text_html("$a < b$")
+
+
+def test_pseudo_tex_names_become_mathml_and_mathtext():
+    for name, sub in (("w_+^T x", "<msubsup><mi>w</mi>"), ("C_{delta/2}", "<mi>δ</mi>"), ("x_- and mu_-", "<mi>μ</mi>"),
+                      ("W_max^2", "<msubsup><mi>W</mi>"), ("||x_i|| <= 1", "<msub><mi>x</mi><mi>i</mi></msub>")):
+        html = label_html(name)
+        assert sub in html, (name, html)
+        assert not has_raw_tex(visible_text(html))
+    assert label_html("fixture_kind max_abs_G") == "fixture_kind max_abs_G"  # identifiers stay words
+    assert label_mathtext("C_{delta/2} vs t") == r"$C_{\delta/2}$ vs t"
+    assert label_mathtext("cost in $") == r"cost in \$"
 
 
 def test_claim_section_shows_hypotheses_fixtures_evidence_and_dependencies(page):
     sec = page.split('id="claim-toy.lem1"', 1)[1].split('<details class="claim"', 1)[0]
-    assert "data separable" in sec and "slack 0.1" in sec
+    assert "data separable" in sec and "2 of 2" in sec and "0.1" in sec
     assert "gauss-0.0" in sec and "toy.gauss" in sec and "n=4, d=2" in sec
     assert "measured" in sec and "predicted" in sec and "tolerance" in sec
     assert "python -m verify run toy.lem1 --task 1.0 --seed 7" in sec
+    assert "verify run toy.lem1 --profile quick --seed 0" in sec  # the claim's command, as the run ran it
+    assert "control caught (refuted)" in sec
     assert 'href="#claim-toy.def1"' in sec  # uses
     assert 'href="#claim-toy.thm3"' in sec  # used by
-    assert "data:image/png;base64," in sec
+    assert "data:image/svg+xml," in sec
     err = page.split('id="claim-toy.lem5"', 1)[1].split('<details class="claim"', 1)[0]
     assert "ZeroDivisionError: division by zero" in err
 
@@ -214,19 +272,22 @@ def test_errata_pick_smallest_counterexample_and_show_amendment(page):
     assert e.refuting == 2 and e.violation == pytest.approx(0.1)
     assert [a.id for a in e.amendments] == ["toy.thm3.amended"]
     section = page.split('<section id="errata">', 1)[1].split("</section>", 1)[0]
-    assert "toy.thm3.amended" in section and "As printed" in section and "Amended" in section
+    assert "toy.<wbr>thm3.<wbr>amended" in section and "As printed" in section and "Amended" in section
     assert "the printed constant is off by 2" in section
-    assert "violation 0.1 (minus the evidence" in section and "1 &lt;= 2" in section
+    assert "<b>2 of 2</b> fixtures refute" in section and "measured 1, above the bound 2" in section
 
 
-def test_plots_are_png_and_capped():
+def test_plots_are_svg_and_capped():
+    from urllib.parse import unquote
+
     results = [result_line("p.c", "0.0", S.PASS, series=[series(f"s{k}") for k in range(MAX_PLOTS_PER_CLAIM + 3)])]
     plots = claim_plots(results, PlotBudget())
     drawn = [p for p in plots if p.data_uri]
     assert len(drawn) == MAX_PLOTS_PER_CLAIM
     assert "3 more series not drawn" in plots[-1].note
-    png = base64.b64decode(drawn[0].data_uri.split(",", 1)[1])
-    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert drawn[0].data_uri.startswith("data:image/svg+xml,") and "#" not in drawn[0].data_uri
+    svg = unquote(drawn[0].data_uri.split(",", 1)[1])
+    assert "<svg" in svg and "reference 0.5" in svg and "<script" not in svg
     starved = claim_plots(results, PlotBudget(total=100))
     assert not any(p.data_uri for p in starved) and "budget" in starved[0].note
 
@@ -253,7 +314,7 @@ def test_merge_of_two_partial_runs(tmp_path):
                 w.write(r)
     merged = merge([tmp_path / "a.jsonl", tmp_path / "b.jsonl"])
     out = render_report(merged, tmp_path / "sub" / "report.html")
-    page = out.read_text(encoding="utf-8")
+    page = inflate(out.read_text(encoding="utf-8"))
     rows = claim_rows(page)
     assert sorted(rows) == sorted(CLAIM_IDS)
     assert rows["toy.lem7"] == "fully-verified"  # the later result replaced the vacuous one
@@ -264,7 +325,7 @@ def test_result_without_claim_line_and_non_finite_values():
     records = [result_line("lone.thm9", "0.0", S.REFUTED, slack="-inf",
                            comparisons=[{"name": "x", "relation": "==", "measured": "nan", "predicted": [1.0] * 20,
                                          "tolerance": 0.0, "holds": False, "slack": "-inf", "detail": "non-finite"}])]
-    page = report_html(records)
+    page = inflate(report_html(records))
     assert claim_rows(page) == {"lone.thm9": "refuted"}
     assert "no catalogue entry" in page and "(20 entries)" in page and "-inf" in page
 
@@ -279,9 +340,10 @@ def test_expected_refutation_not_found_is_listed():
 ALLOWED_TAGS = {
     "html", "head", "meta", "title", "style", "body", "header", "main", "nav", "section", "h1", "h2", "h3", "h4",
     "p", "div", "span", "a", "table", "thead", "tbody", "tr", "th", "td", "details", "summary", "code", "pre",
-    "ul", "li", "i", "b", "sub", "sup", "br", "select", "option", "label", "input", "button", "figure",
-    "figcaption", "img", "svg", "defs", "marker", "path", "rect", "text", "script",
-}
+    "ul", "li", "i", "b", "sub", "sup", "br", "wbr", "select", "option", "label", "input", "button", "figure",
+    "figcaption", "img", "svg", "defs", "marker", "path", "rect", "text", "script", "colgroup", "col",
+    "blockquote",
+} | set(MATHML_TAGS)
 
 
 def test_hostile_strings_in_every_field_stay_text():
@@ -297,7 +359,7 @@ def test_hostile_strings_in_every_field_stay_text():
     res.update(family=evil, label=evil, params={evil: evil}, mutation=evil, repro=evil, traceback=evil)
     res["evidence"]["comparisons"][0].update(name=evil, detail=evil, relation=evil)
     res["evidence"]["notes"] = [evil]
-    page = report_html([{"type": "run", "run_id": evil, "selectors": [evil]}, claim, res], title=evil)
+    page = inflate(report_html([{"type": "run", "run_id": evil, "selectors": [evil]}, claim, res], title=evil))
 
     class Tags(HTMLParser):
         def __init__(self) -> None:
@@ -311,6 +373,84 @@ def test_hostile_strings_in_every_field_stay_text():
     parser.feed(page)
     assert {t for t, _ in parser.tags} <= ALLOWED_TAGS
     assert [t for t, _ in parser.tags].count("script") == 1
+    assert "<script>alert" not in inflate(page) and "<img src=x" not in inflate(page)
     assert not [(t, a) for t, attrs in parser.tags for a, _ in attrs if a.startswith("on")]
     imgs = [dict(attrs)["src"] for t, attrs in parser.tags if t == "img"]
-    assert imgs and all(src.startswith("data:image/png;base64,") for src in imgs)
+    assert imgs and all(src.startswith("data:image/svg+xml,") for src in imgs)
+
+
+def test_merged_runs_carry_a_run_column_and_full_commands():
+    run1 = {"type": "run", "run_id": "aaa", "profile": "quick", "seed": 0, "executor": "pool", "host": "node-a",
+            "commit": "abc123", "jobs": 2, "started": "2026-01-01T00:00:00"}
+    run2 = {**run1, "run_id": "bbb", "seed": 5, "profile": "standard", "host": "node-b", "executor": "dask"}
+    first = {**result_line("toy.lem2", "0.0", S.PASS, seed=11), "run_id": "aaa"}
+    second = {**result_line("toy.lem2", "0.0", S.PASS, seed=12), "run_id": "bbb"}
+    control = {**result_line("toy.lem2", "1.0", S.REFUTED, kind=S.NEGATIVE), "run_id": "aaa"}
+    page = inflate(report_html([run1, run2, claim_line("toy.lem2"), first, second, control]))
+    runs = page.split('<table id="runs">', 1)[1].split("</table>", 1)[0]
+    assert "node-a" in runs and "node-b" in runs and "abc123" in runs and "dask" in runs
+    sec = page.split('id="claim-toy.lem2"', 1)[1]
+    fixtures = sec.split('<table class="fixtures">', 1)[1].split("</table>", 1)[0]
+    assert "<th>run</th>" in fixtures and "run 1" in fixtures and "run 2" in fixtures
+    assert "verify run toy.lem2 --profile quick --seed 0    # run 1" in sec
+    assert "verify run toy.lem2 --profile standard --seed 5    # run 2" in sec
+
+
+def test_room_roles_and_empty_quantifiers_are_visible():
+    comps = [
+        {"name": "integrator error", "relation": "<=", "measured": 1e-12, "predicted": 1e-8, "tolerance": 0.0,
+         "holds": True, "slack": 0.9, "detail": "", "role": "validity", "depends": False, "count": None, "room": None},
+        {"name": "margin gamma_KKT", "relation": ">=", "measured": 30.0, "predicted": 1.0, "tolerance": 0.0,
+         "holds": True, "slack": 29.0, "detail": "", "role": "conclusion", "depends": False, "count": None,
+         "room": 30.0},
+        {"name": "every neuron with a_k > 0 aligned", "relation": "<=", "measured": [], "predicted": 0.1,
+         "tolerance": 0.0, "holds": True, "slack": None, "detail": "empty set: nothing to check",
+         "role": "conclusion", "depends": True, "count": 0, "required": True, "room": None},
+    ]
+    res = result_line("q.lem", "0.0", S.PASS, comparisons=comps)
+    res["evidence"]["tightest_room"] = 30.0
+    records = [claim_line("q.lem"), res, result_line("q.lem", "1.0", S.REFUTED, kind=S.NEGATIVE)]
+    page = inflate(report_html(records))
+    row = page.split('<table id="claim-table">', 1)[1].split("</tr>", 2)[1]
+    assert "30×" in row and 'class="mark loose"' in row and 'data-loose="1"' in row
+    sec = page.split('id="claim-q.lem"', 1)[1]
+    assert '<span class="role validity">validity</span>' in sec and '<span class="role">independent</span>' in sec
+    assert "empty set: vacuous" in sec
+    assert "<msub><mi>γ</mi>" in sec  # gamma_KKT typeset
+
+
+def test_first_line_of_a_statement_never_cuts_a_formula():
+    from verify.report.html import first_line
+
+    long = "Let the data be separable. " + "Then " + "the flow converges " * 12 + r"and $\sum_{i=1}^n a_i^2 \le C$."
+    cut = first_line(long)
+    assert cut.startswith("Let the data be separable. Then") and cut.endswith(" …") and len(cut) <= 165
+    assert "$" not in cut  # the formula would not fit whole, so it is left out, not cut
+    text = first_line(r"For every $x \in \mathbb{R}^d$ with $\|x\| \le 1$, we have $f(x) \le \frac{1}{2}$." + " more" * 80)
+    assert text.count("$") % 2 == 0 and text.endswith("…")
+    assert first_line("One line.\n\nSecond paragraph.") == "One line."
+
+
+def test_dependency_graph_of_a_hundred_claims_routes_edges_between_nodes():
+    import random as stdlib_random
+
+    from verify.report.graph import layout
+
+    rng = stdlib_random.Random(3)
+    records = []
+    for k in range(120):
+        uses = sorted({f"big.c{rng.randrange(k)}" for _ in range(rng.randrange(3))}) if k > 10 else []
+        records.append(claim_line(f"big.c{k}", uses=uses))
+    records += [claim_line("big.alone1"), claim_line("big.alone2")]
+    model = build_model(records)
+    lay = layout(model.of_paper("big"), "big")
+    assert {n.id for n in lay.isolated} >= {"big.alone1", "big.alone2"}
+    for col in lay.columns:  # nodes and waypoints of a column never overlap
+        spans = sorted((lay.nodes[n].y, lay.nodes[n].y + lay.nodes[n].h) for n in col)
+        assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))
+    for chain in lay.edges:  # each step of an edge goes to the next column: it passes nodes only in the gaps
+        depths_along = [lay.nodes[n].depth for n in chain]
+        assert all(b == a + 1 for a, b in zip(depths_along, depths_along[1:]))
+    svg = dependency_svg(model.of_paper("big"), "big", 0)
+    chips = svg.count('class="gnode chip"')
+    assert chips == len(lay.isolated) and svg.count('class="gnode"') + chips == 122

@@ -5,7 +5,9 @@ The names a claim author needs::
     from verify import (claim, erratum, not_checkable, hypothesis, family, random, adversarial, negative,
                         Evidence, judge_trend, judge_slope, judge_binomial, real, integer, choice)
 
-Everything else (runner, records, report, numerics) lives in submodules.
+In a notebook, ``verify.check(claim_id)`` and ``verify.run(*selectors)`` run claims and return
+:class:`Results`, shown as the report's claim cards. Everything else (runner, records, report, numerics)
+lives in submodules.
 """
 
 # First, before anything imports numpy: the BLAS thread count, the same in every process (verify.threads).
@@ -13,6 +15,7 @@ from .threads import init as _init_threads
 
 _init_threads()
 
+from .api import Results, check, load_results, run  # noqa: E402
 from .claims import (  # noqa: E402
     REGISTRY,
     Fixture,
@@ -33,7 +36,7 @@ from .space import choice, integer, real  # noqa: E402
 __version__ = "0.1.0"
 
 __all__ = [
-    "REGISTRY", "Evidence", "Fixture", "UsageError", "adversarial", "choice", "claim", "clopper_pearson",
-    "erratum", "family", "hypothesis", "integer", "jsonable", "judge_binomial", "judge_slope", "judge_trend",
-    "negative", "not_checkable", "random", "real", "__version__",
+    "REGISTRY", "Evidence", "Fixture", "Results", "UsageError", "adversarial", "check", "choice", "claim",
+    "clopper_pearson", "erratum", "family", "hypothesis", "integer", "jsonable", "judge_binomial", "judge_slope",
+    "judge_trend", "load_results", "negative", "not_checkable", "random", "real", "run", "__version__",
 ]

@@ -220,7 +220,10 @@ class Fixture:
         self.family = use.family.name
         self.kind = use.kind
         self.params = {**use.family.defaults, **use.params}
-        self.mutation = use.mutation
+        self._mutation = use.mutation
+        # The mutation names the check asked about through mutated(name); None when it read the mutation
+        # without naming one (mutated(), fx.mutation), which may test any name.
+        self.mutations_asked: set[str | None] = set()
         self.seed = seed
         self.profile = profile
         self.data = data
@@ -241,9 +244,25 @@ class Fixture:
     def get(self, key: str, default: Any = None) -> Any:
         return self.data.get(key, default)
 
+    @property
+    def mutation(self) -> str | None:
+        self.mutations_asked.add(None)
+        return self._mutation
+
     def mutated(self, name: str | None = None) -> bool:
         """True when this is a mutated-conclusion control (named ``name`` if given)."""
-        return self.mutation is not None and (name is None or self.mutation == name)
+        self.mutations_asked.add(name)
+        return self._mutation is not None and (name is None or self._mutation == name)
+
+    def untested_mutation(self) -> str | None:
+        """Why this control's mutation was not tested, or None: the check asked ``mutated(name)`` only
+        about other names (a misspelt or unknown mutation). A check that reads the mutation without a
+        name, or not at all (a mutation made by the fixture's parameters), is not judged here."""
+        m = self._mutation
+        asked = sorted(n for n in self.mutations_asked if n is not None)
+        if m is None or not asked or None in self.mutations_asked or m in self.mutations_asked:
+            return None
+        return f"mutation {m!r} is not one the check tests (it tested: {', '.join(map(repr, asked))})"
 
     @property
     def amended(self) -> bool:
@@ -391,6 +410,9 @@ class Registry:
     def add(self, c: Claim) -> Claim:
         if c.id in self.claims:
             other = self.claims[c.id]
+            if other.source == c.source == "__main__":  # a notebook cell run again redefines its claim
+                self.claims[c.id] = c
+                return c
             raise UsageError(f"duplicate claim id {c.id!r} (declared in {other.source or '?'} and in "
                              f"{c.source or '?'})")
         self.claims[c.id] = c

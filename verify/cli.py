@@ -12,7 +12,6 @@ import argparse
 import json
 import os
 import sys
-import textwrap
 import traceback
 
 from . import settings as S
@@ -28,17 +27,21 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="verify", description="Check the theorems of deep-learning papers on concrete instances.")
-    p.add_argument("--debug", action="store_true", help="show tracebacks for bad input")
-    p.add_argument("--no-builtin", action="store_true",
-                   help="do not load the bundled papers (the theorems package); only the files named")
+    # Global options are accepted before or after the subcommand: each subcommand repeats them with a
+    # suppressed default, so an option given before it is not reset.
+    common = argparse.ArgumentParser(add_help=False)
+    for parser, default in ((p, False), (common, argparse.SUPPRESS)):
+        parser.add_argument("--debug", action="store_true", default=default, help="show tracebacks for bad input")
+        parser.add_argument("--no-builtin", action="store_true", default=default,
+                            help="do not load the bundled papers (the theorems package); only the files named")
     sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
 
-    ls = sub.add_parser("list", help="list registered claims")
-    ls.add_argument("sources", nargs="*", help="extra claim files (.py) or module:NAME to load")
+    ls = sub.add_parser("list", parents=[common], help="list registered claims (only a file's, when files are named)")
+    ls.add_argument("sources", nargs="*", help="claim files (.py) or module:NAME: list only their claims")
     ls.add_argument("--paper", help="only this paper")
     ls.add_argument("--json", action="store_true", help="a JSON array, one object per claim")
 
-    r = sub.add_parser("run", help="run claims and write records, summary and report")
+    r = sub.add_parser("run", parents=[common], help="run claims and write records, summary and report")
     r.add_argument("selectors", nargs="*",
                    help="claim ids, globs (lyu2021.thm4.*), papers, or claim files (.py); none = everything")
     r.add_argument("--profile", default="standard", help="quick | standard | thorough (default standard)")
@@ -54,19 +57,22 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--no-report", action="store_true", help="skip the HTML report")
     r.add_argument("--quiet", action="store_true", help="no progress display")
 
-    sh = sub.add_parser("show", help="show one claim")
+    sh = sub.add_parser("show", parents=[common], help="show one claim: statement, hypotheses, latest results")
     sh.add_argument("id")
     sh.add_argument("sources", nargs="*", help="extra claim files to load")
+    sh.add_argument("--records", help="records file or run directory with the results to show "
+                                      "(default: reports/latest)")
+    sh.add_argument("--open", action="store_true", help="open the claim's card, with its plots, in a browser")
 
-    rp = sub.add_parser("report", help="render an HTML report from records files (merged)")
+    rp = sub.add_parser("report", parents=[common], help="render an HTML report from records files (merged)")
     rp.add_argument("records", nargs="+")
     rp.add_argument("-o", "--output", required=True)
 
-    d = sub.add_parser("diff", help="compare two records files; exit 1 on a regression")
+    d = sub.add_parser("diff", parents=[common], help="compare two records files; exit 1 on a regression")
     d.add_argument("old")
     d.add_argument("new")
 
-    e = sub.add_parser("errata", help="a paper's errata summary in Markdown (for a review)")
+    e = sub.add_parser("errata", parents=[common], help="a paper's errata summary in Markdown (for a review)")
     e.add_argument("paper")
     e.add_argument("sources", nargs="*", help="extra claim files to load")
     e.add_argument("--records", help="records file or run directory whose outcomes to include "
@@ -88,10 +94,16 @@ def _load(extra: list[str], builtin: bool = True) -> tuple[list[str], list[str]]
 def cmd_list(args: argparse.Namespace) -> int:
     from .claims import REGISTRY
 
-    _load(args.sources, not args.no_builtin)
-    claims = [c for c in REGISTRY if args.paper is None or c.paper == args.paper]
-    if args.paper is not None and not claims:
-        raise UsageError(f"--paper {args.paper!r}: no such paper (papers: {', '.join(REGISTRY.papers())})")
+    selectors, from_files = _load(args.sources, not args.no_builtin)
+    # Files named: their claims only (the bundled papers are loaded for their uses, not listed).
+    claims = REGISTRY.select(selectors) if selectors else list(REGISTRY)
+    if from_files:
+        named = set(from_files) | ({c.id for c in claims} if selectors else set())
+        claims = [c for c in REGISTRY if c.id in named]
+    if args.paper is not None:
+        claims = [c for c in claims if c.paper == args.paper]
+        if not claims:
+            raise UsageError(f"--paper {args.paper!r}: no such paper (papers: {', '.join(REGISTRY.papers())})")
     if args.json:
         print(json.dumps([c.describe() for c in claims], indent=1))
         return 0
@@ -157,31 +169,10 @@ def _print_summary(outcome) -> None:
 
 def cmd_show(args: argparse.Namespace) -> int:
     from .claims import REGISTRY
+    from .show import show_claim
 
     _load(args.sources, not args.no_builtin)
-    c = REGISTRY[args.id]
-    d = c.describe()
-    print(f"{c.id} ({c.kind}, {c.paper}){' — ' + c.title if c.title else ''}")
-    print(textwrap.indent(c.statement.strip(), "  "))
-    if not c.checkable:
-        print(f"not checkable: {c.reason}")
-    for h in d["hypotheses"]:
-        print(f"hypothesis: {h['name']}" + (f" — {h['description']}" if h["description"] else ""))
-    if c.uses:
-        print("uses: " + ", ".join(c.uses))
-    used_by = REGISTRY.used_by(c.id)
-    if used_by:
-        print("used by: " + ", ".join(used_by))
-    for i, f in enumerate(d["fixtures"]):
-        mut = f" mutation={f['mutation']!r}" if f["mutation"] else ""
-        print(f"fixture {i}: {f['kind']:11s} {f['label']} {json.dumps(f['params'])}{mut} "
-              f"profiles={','.join(f['profiles'])}")
-    if c.expected:
-        print(f"expected: {c.expected} — {c.expected_reason}")
-    if c.amends:
-        print(f"amends: {c.amends}")
-    if c.judged_by:
-        print(f"judged by: {c.judged_by}")
+    print(show_claim(REGISTRY[args.id], REGISTRY, args.records, open_browser=args.open), end="")
     return 0
 
 

@@ -126,6 +126,9 @@ def _run_task(task: Task, global_seed: int, run_id: str, registry: Registry) -> 
     if crashed:
         return finish(rec, S.ERROR)
     rec["evidence"] = ev.to_dict()
+    untested = fx.untested_mutation() if hyp_ok else None
+    if untested:  # a control that cannot fail is a mistake in the claim, not a verdict on it
+        return finish(rec, S.ERROR, untested)
     verdict, reason = fixture_verdict(hyp_ok, ev)
     if not hyp_ok:
         reason = "hypotheses unmet: " + ", ".join(h.name for h in hyp_results if not h.holds)

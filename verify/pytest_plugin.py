@@ -5,13 +5,16 @@ A verdict outside the fixture's expected set fails (a refutation, an error, a ne
 not fail); a vacuous fixture is skipped with the unmet hypotheses; an inconclusive one is skipped
 with ``inconclusive:`` and the reason. The evidence is attached with ``record_property``.
 
-Collected files: modules inside a directory named ``theorems``, and files named ``*_claims.py`` or
-``claims_*.py``. Options: ``--verify-profile`` (default quick), ``--verify-seed`` (default 0).
+Collected files: modules inside a directory named ``theorems``, files named ``*_claims.py`` or
+``claims_*.py`` found while collecting a directory, and any ``.py`` file named on the command line that
+declares claims (``@claim(`` or ``not_checkable(``). Options: ``--verify-profile`` (default quick),
+``--verify-seed`` (default 0).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -39,10 +42,25 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector):
     return None
 
 
+_DECLARES = re.compile(r"^\s*(@claim\(|(\w+\s*=\s*)?not_checkable\()", re.M)
+
+
+def _declares_claims(path: Path) -> bool:
+    """Whether a file declares claims: a ``@claim(`` decorator or a ``not_checkable(`` call at the start
+    of a line (read, not imported)."""
+    if path.suffix != ".py" or path.name.startswith("test_") or path.name == "conftest.py":
+        return False
+    try:
+        return bool(_DECLARES.search(path.read_text(encoding="utf-8", errors="replace")))
+    except OSError:
+        return False
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector):
-    """Keep pytest from importing a claim file as a test module (it would register its claims twice)."""
-    if _is_claim_file(module_path):
+    """Keep pytest from importing a claim file as a test module (it would register its claims twice);
+    a file named on the command line is a claim file whatever its name, when it declares claims."""
+    if _is_claim_file(module_path) or (parent.session.isinitpath(module_path) and _declares_claims(module_path)):
         return ClaimFile.from_parent(parent, path=module_path)
     return None
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import multiprocessing as mp
 import os
+import platform
 import signal
 import subprocess
 import sys
@@ -38,6 +39,7 @@ from .claims import REGISTRY, Claim, Registry, Task, expand
 from .discovery import load_sources, loaded_sources
 from .errors import UsageError
 from .execute import crash_record, repro_command, run_task, timeout_record
+from .progress import Progress
 from .records import RecordWriter, prepare_resume, read_records, split, versions, write_summary
 from .verdicts import aggregate, exit_code
 
@@ -343,40 +345,6 @@ class _DeferredInterrupts:
 
 
 # ---------------------------------------------------------------------------------------------
-# Progress
-
-
-class Progress:
-    """A one-line progress display on a terminal; sparse lines otherwise (CI logs)."""
-
-    def __init__(self, total: int, stream=sys.stderr, enabled: bool = True):
-        self.total, self.done, self.stream, self.enabled = total, 0, stream, enabled and total > 0
-        self.tty = hasattr(stream, "isatty") and stream.isatty()
-        self.t0 = time.monotonic()
-        self.last_print = 0.0
-        self.bad = 0
-
-    def update(self, rec: dict) -> None:
-        self.done += 1
-        if not rec.get("as_expected", True):
-            self.bad += 1
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        msg = (f"[{self.done}/{self.total}] {now - self.t0:6.1f}s  unexpected: {self.bad}  "
-               f"last: {rec['claim']} {rec['task_id']} {rec['verdict']}")
-        if self.tty:
-            self.stream.write("\r" + msg[:150].ljust(150))
-            if self.done == self.total:
-                self.stream.write("\n")
-            self.stream.flush()
-        elif now - self.last_print > 15 or self.done == self.total:
-            self.stream.write(msg + "\n")
-            self.stream.flush()
-            self.last_print = now
-
-
-# ---------------------------------------------------------------------------------------------
 # The run
 
 
@@ -425,7 +393,8 @@ def run(claims: Sequence[Claim], *, profile: str = "standard", seed: int = 0, jo
     run_rec = {"type": "run", "run_id": run_id, "profile": profile, "seed": seed, "jobs": jobs,
                "executor": executor, "selectors": list(selectors), "tasks": len(tasks),
                "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "versions": versions(),
-               "blas": threads.describe(), "resumed": bool(previous)}
+               "blas": threads.describe(), "resumed": bool(previous), "host": platform.node(),
+               "commit": source_commit()}
     new_results: list[dict] = []
     bar = Progress(len(tasks), enabled=progress)
 
@@ -465,6 +434,7 @@ def run(claims: Sequence[Claim], *, profile: str = "standard", seed: int = 0, jo
                     writer.close()
             except KeyboardInterrupt:
                 interrupted = True
+            bar.close()
 
         # From here on an interrupt only cuts the report short: the summary is always written.
         try:
@@ -500,6 +470,23 @@ def run(claims: Sequence[Claim], *, profile: str = "standard", seed: int = 0, jo
             except KeyboardInterrupt:
                 interrupted = True
     return RunOutcome(out, records_path, statuses, results, code, interrupted, regressions, report_path)
+
+
+
+def source_commit() -> str | None:
+    """The git commit of the project's source (with ``+dirty`` when it has local changes), for the run
+    record; None outside a git checkout."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                              text=True, timeout=10)
+        if head.returncode != 0:
+            return None
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head.stdout.strip() + ("+dirty" if dirty else "")
 
 
 def _render_safely(records_path: Path, target: Path) -> Path | None:

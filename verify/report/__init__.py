@@ -18,17 +18,19 @@ from .plots import PlotBudget
 __all__ = ["render_report", "report_html"]
 
 
-def report_html(records: Iterable[dict], *, title: str | None = None) -> str:
-    """The report page for ``records`` (one file's, or several merged) as a string."""
+def report_html(records: Iterable[dict], *, title: str | None = None, lazy: bool = True) -> str:
+    """The report page for ``records`` (one file's, or several merged) as a string. ``lazy=False``
+    writes every claim card as plain HTML (bigger; readable where scripts do not run)."""
     model = build_model(records)
     if title is None:
         title = "Verification report: " + (", ".join(model.papers) or "no claims")
-    return page_html(model, title, plot_budget=PlotBudget())
+    return page_html(model, title, plot_budget=PlotBudget(), lazy=lazy)
 
 
-def render_report(records: Iterable[dict], path: str | os.PathLike, *, title: str | None = None) -> Path:
+def render_report(records: Iterable[dict], path: str | os.PathLike, *, title: str | None = None,
+                  lazy: bool = True) -> Path:
     """Write the report for ``records`` to ``path`` (parents created) and return the path."""
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(report_html(records, title=title), encoding="utf-8")
+    out.write_text(report_html(records, title=title, lazy=lazy), encoding="utf-8")
     return out

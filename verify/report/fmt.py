@@ -6,6 +6,7 @@ import json
 import math
 from html import escape
 
+from .. import settings as S
 from .graph import anchor
 from .theme import slug
 
@@ -54,10 +55,10 @@ def slack_value(x: object) -> float | None:
 
 def holds_mark(holds: object) -> str:
     if holds is True:
-        return '<span class="ok" title="holds">✓</span>'
+        return '<span class="ok">✓</span>'
     if holds is False:
-        return '<span class="bad" title="fails">✗</span>'
-    return '<span class="muted" title="undecided">?</span>'
+        return '<span class="bad">✗</span>'
+    return '<span class="muted">?</span>'
 
 
 def badge(status: str) -> str:
@@ -68,10 +69,43 @@ def verdict(v: object) -> str:
     return f'<span class="v-{escape(slug(str(v)))}">{escape(str(v))}</span>'
 
 
+def outcome(result: dict) -> str:
+    """A fixture's verdict in words and colour: a negative control says whether it was caught, so a
+    caught control (good) never reads like a refutation (bad)."""
+    v = str(result.get("verdict"))
+    if result.get("fixture_kind") == S.NEGATIVE:
+        if result.get("as_expected", True):
+            return f'<span class="v-caught" title="the negative control was caught">control caught ({escape(v)})</span>'
+        return f'<span class="v-missed" title="the check could not tell this control apart">control NOT caught ({escape(v)})</span>'
+    return verdict(v)
+
+
+def seconds(x: object) -> str:
+    """A duration to three significant figures."""
+    v = slack_value(x)
+    return "—" if v is None else f"{v:.3g}"
+
+
+def room_text(x: object) -> str:
+    """A room factor for display: ``12.5x``, ``inf``, or an em dash where there is none."""
+    r = slack_value(x)
+    if r is None:
+        return "—"
+    if math.isinf(r):
+        return "∞"
+    return f"{r:.3g}×"
+
+
+def mark(kind: str, text: str, title: str = "") -> str:
+    t = f' title="{escape(title)}"' if title else ""
+    return f'<span class="mark {escape(kind)}"{t}>{escape(text)}</span>'
+
+
 def claim_link(cid: str, known: bool = True) -> str:
     if not known:
         return f'<span class="mono" title="not in this report">{escape(cid)}</span>'
-    return f'<a class="mono" href="{escape(anchor(cid))}">{escape(cid)}</a>'
+    # A break opportunity after each dot: long ids wrap at their parts, not mid-word.
+    return f'<a class="mono" href="{escape(anchor(cid))}">{escape(cid).replace(".", ".<wbr>")}</a>'
 
 
 def params_text(params: object, mutation: object = None) -> str:

@@ -1,11 +1,17 @@
-"""The report page: overview, errata, claim table with filters, dependency graphs, claim sections.
+"""The report page: banner of unexpected outcomes, overview, errata, the claims table (sortable,
+filterable), dependency graphs and one collapsed card per claim.
 
-Everything taken from records is escaped here or in :mod:`.fmt` / :mod:`.latex`; the page loads
-nothing from outside (inline CSS, inline JS, plots as data URIs).
+Everything taken from records is escaped here or in :mod:`.fmt` / :mod:`.mathml`; the page loads
+nothing from outside (inline CSS, inline JS, math as MathML, plots as SVG data URIs). The bulk of each
+claim card is stored gzipped and inflated by the page's script when the card is opened
+(:func:`lazy_html`); ``lazy=False`` writes it as plain HTML.
 """
 
 from __future__ import annotations
 
+import base64
+import gzip
+import re
 import time
 from html import escape
 from urllib.parse import urlencode
@@ -13,40 +19,90 @@ from urllib.parse import urlencode
 from .. import settings as S
 from ..verdicts import paper_counts
 from . import fmt
-from .errata import errata_html, find_errata, unreproduced_html
-from .graph import dependency_svg
-from .latex import statement_html
+from .errata import errata_section_html
+from .graph import anchor, dependency_svg
+from .mathml import label_html, text_html
 from .model import ClaimView, ReportModel
 from .plots import PlotBudget, claim_plots
-from .theme import CSS, OVERVIEW_STATUSES, STATUS_COLOURS, slug, status_classes_css
+from .script import SCRIPT
+from .theme import BANNER_ORDER, CSS, OVERVIEW_STATUSES, STATUS_COLOURS, slug, status_classes_css
 
 MAX_TRACEBACK_CHARS = 6000  # the end of a traceback says where it failed
 MAX_REPRO_LINES = 5
+FIRST_LINE_CHARS = 160
+RUN_FIELDS = ("host", "profile", "seed", "executor", "jobs", "commit", "started", "tasks", "selectors")
 
 
-def _hash_link(paper: str | None, status: str | None) -> str:
-    q = {k: v for k, v in (("paper", paper), ("status", slug(status) if status else None)) if v}
-    return "#" + urlencode(q)
+def _hash_link(**q: str | None) -> str:
+    return "#" + urlencode({k: v for k, v in q.items() if v})
+
+
+# --- header, banner, overview -----------------------------------------------------------------------
+
+
+def runs_html(model: ReportModel) -> str:
+    if not model.runs:
+        return "<p class=muted>No run line in these records.</p>"
+    head = "".join(f"<th>{k}</th>" for k in RUN_FIELDS)
+    rows = []
+    for n, r in enumerate(model.runs, 1):
+        cells = "".join(f"<td>{fmt.esc(r.get(k))}</td>" for k in RUN_FIELDS)
+        vers = r.get("versions")
+        tip = ", ".join(f"{k} {v}" for k, v in vers.items()) if isinstance(vers, dict) else ""
+        rows.append(f'<tr title="{escape(tip)}"><th>run {n}</th><td class=mono>{fmt.esc(r.get("run_id"))}</td>{cells}</tr>')
+    ends = "".join(f"<li>{escape(fmt.compact_json({k: v for k, v in e.items() if k != 'type'}, 400))}</li>"
+                   for e in model.ends)
+    return (f'<div class="scroll"><table id="runs"><tr><th></th><th>run id</th>{head}</tr>{"".join(rows)}</table></div>'
+            f"<ul class=small>{ends}</ul>")
 
 
 def header_html(model: ReportModel, title: str) -> str:
-    runs = []
-    for r in model.runs:
-        bits = [f"{k}: {fmt.number(v)}" for k, v in r.items() if k not in ("type", "versions")]
-        vers = r.get("versions")
-        if isinstance(vers, dict):
-            bits.append("versions: " + ", ".join(f"{k} {v}" for k, v in vers.items()))
-        runs.append(f"<li>{escape('; '.join(bits))}</li>")
-    ends = [f"<li>{escape(fmt.compact_json({k: v for k, v in e.items() if k != 'type'}, 400))}</li>"
-            for e in model.ends]
     n_results = sum(len(v.results) for v in model.claims.values())
     return (f"<header><h1>{escape(title)}</h1>"
             f'<p class="muted">{len(model.claims)} claims, {n_results} fixture results, '
-            f"{len(model.papers)} paper(s); rendered {escape(time.strftime('%Y-%m-%d %H:%M:%S %z'))}.</p>"
-            f"<details><summary>Runs ({len(model.runs)}) and run ends ({len(model.ends)})</summary>"
-            f"<ul class=small>{''.join(runs)}</ul><ul class=small>{''.join(ends)}</ul></details>"
+            f"{len(model.papers)} paper(s), {len(model.runs)} run(s); rendered "
+            f"{escape(time.strftime('%Y-%m-%d %H:%M:%S %z'))}.</p>"
+            f"<details><summary>Runs ({len(model.runs)}): host, seed, profile, executor, commit</summary>"
+            f"{runs_html(model)}</details>"
             '<nav><a href="#overview">Overview</a><a href="#errata">Errata</a><a href="#claims">Claims</a>'
             '<a href="#graphs">Dependency graphs</a><a href="#details">Claim details</a></nav></header>')
+
+
+def _why_unexpected(v: ClaimView) -> str:
+    st = v.status["status"]
+    nc = v.status.get("negative_controls") or {}
+    if st == S.UNGUARDED:
+        return (f"no negative control that the check refutes ({nc.get('total', 0)} control(s), "
+                f"{nc.get('powered', 0)} powered): its power is not shown")
+    off = [r for r in v.results if not r.get("as_expected", True)]
+    if off:
+        r = off[0]
+        more = f" (and {len(off) - 1} more)" if len(off) > 1 else ""
+        reason = f": {r['reason']}" if r.get("reason") else ""
+        return escape(f"{r.get('fixture_kind')} fixture {r.get('label')} [{r.get('task_id')}] gave "
+                      f"{r.get('verdict')}, expected {'/'.join(map(str, r.get('expected') or []))}{reason}"[:300]) + more
+    if v.claim.get("expected"):
+        return escape(f"recorded expectation: {v.claim['expected']}")
+    return ""
+
+
+def banner_html(model: ReportModel) -> str:
+    off = [v for v in model.claims.values() if v.unexpected]
+    if not off:
+        return ('<div class="banner good" id="banner"><h2>Every outcome as expected</h2><p class=small>'
+                "Every claim is verified or has its recorded expectation (a printed statement refuted, with its "
+                "erratum).</p></div>")
+    rank = {s: i for i, s in enumerate(BANNER_ORDER)}
+    off.sort(key=lambda v: rank.get(v.status["status"], len(rank)))
+    items = "".join(f'<li data-id="{escape(v.id)}"><a href="{escape(anchor(v.id))}">{escape(v.id)}</a> '
+                    f"{fmt.badge(v.display)}"
+                    + (f" <span class=small>(expected {escape(str(v.claim['expected']))})</span>"
+                       if v.claim.get("expected") else "")
+                    + f" <span class=small>{_why_unexpected(v)}</span></li>" for v in off)
+    return (f'<div class="banner" id="banner" role="alert"><h2>{len(off)} outcome(s) not as expected</h2>'
+            f'<p class=small><a href="{escape(_hash_link(unexpected="1"))}">Show only these in the claims table</a>. '
+            "Unguarded claims come first: a pass means nothing until a control shows the check can fail.</p>"
+            f"<ul>{items}</ul></div>")
 
 
 def overview_html(model: ReportModel) -> str:
@@ -60,101 +116,198 @@ def overview_html(model: ReportModel) -> str:
         views = model.of_paper(paper)
         cells = "".join(
             f'<td class="num" data-status="{escape(slug(s))}">'
-            + (f'<a href="{escape(_hash_link(paper, s))}">{c.get(s, 0)}</a>' if c.get(s) else "0") + "</td>"
-            for s in shown)
-        off = sum(1 for v in views if v.unexpected)
-        rows.append(f'<tr data-paper="{escape(paper)}"><th><a href="{escape(_hash_link(paper, None))}">'
-                    f"{escape(paper)}</a></th>{cells}<td class=num>{len(views)}</td>"
-                    f'<td class="num{" unexpected" if off else ""}">{off}</td></tr>')
-    return (f'<section id="overview"><h2>Overview</h2><table id="overview-table"><tr><th>paper</th>{head}'
-            f"<th>total</th><th>not as expected</th></tr>{''.join(rows)}</table>"
+            + (f'<a href="{escape(_hash_link(paper=paper, status=slug(s)))}">{c.get(s, 0)}</a>' if c.get(s) else "0")
+            + "</td>" for s in shown)
+        loose = c.get(S.LOOSE, 0)
+        off = c.get(S.UNEXPECTED, 0)
+        loose_cell = f'<a href="{escape(_hash_link(paper=paper, loose="1"))}">{loose}</a>' if loose else "0"
+        off_cell = (f'<a class="unexpected" href="{escape(_hash_link(paper=paper, unexpected="1"))}">{off}</a>'
+                    if off else "0")
+        rows.append(f'<tr data-paper="{escape(paper)}"><th><a href="{escape(_hash_link(paper=paper))}">'
+                    f"{escape(paper)}</a></th>{cells}<td class=num data-status=loose>{loose_cell}</td>"
+                    f"<td class=num>{len(views)}</td><td class=num data-status=unexpected>{off_cell}</td></tr>")
+    return (f'<section id="overview"><h2>Overview</h2><div class="scroll"><table id="overview-table"><tr><th>paper</th>'
+            f"{head}<th>{fmt.mark('loose', 'loose')}</th><th>total</th><th>not as expected</th></tr>"
+            f"{''.join(rows)}</table></div>"
             '<p class="small muted">“verified” counts every verified claim; “fully verified” those whose '
-            "dependencies are all verified too.</p></section>")
+            f"dependencies are all verified too; “loose”: verified claims whose tightest comparison had more than "
+            f"{S.LOOSE_ROOM:g}× room (a constant wrong by that factor would pass too); “unguarded”: no negative "
+            "control that the check refutes.</p></section>")
 
 
-def _verdict_counts(v: ClaimView) -> str:
-    counts = v.status.get("counts") or {}
-    return " · ".join(f"{n} {fmt.verdict(k)}" for k, n in sorted(counts.items(), key=lambda kv: S.VERDICT_RANK.get(kv[0], 9)))
+# --- the claims table -------------------------------------------------------------------------------
+
+
+_MATH_SPLIT = re.compile(r"(\$\$.+?\$\$|\$.+?\$|\\\(.+?\\\)|\\\[.+?\\\])", re.S)
+
+
+def first_line(statement: str, limit: int = FIRST_LINE_CHARS) -> str:
+    """The statement's first line (or sentence), cut at ``limit`` characters outside math only."""
+    text = statement.strip().split("\n\n", 1)[0].replace("\n", " ")
+    out, n = [], 0
+    for k, piece in enumerate(_MATH_SPLIT.split(text)):
+        if k % 2:  # a formula: whole or not at all
+            if n and n + len(piece) > limit * 1.5:
+                return "".join(out).rstrip() + " …"
+            out.append(piece)
+            n += len(piece) // 2
+            continue
+        sentence_end = re.search(r"(?<=[a-z0-9)\]])\.\s", piece) if n > 40 else None
+        if sentence_end:
+            out.append(piece[:sentence_end.start() + 1])
+            return "".join(out)
+        if n + len(piece) > limit:
+            cut = piece[:max(0, limit - n)].rsplit(" ", 1)[0]
+            return ("".join(out) + cut).rstrip() + " …"
+        out.append(piece)
+        n += len(piece)
+    return "".join(out)
+
+
+def _fixture_summary(v: ClaimView) -> tuple[str, str]:
+    """(positive fixtures, negative controls) in words for the table."""
+    pos = v.positive
+    counts: dict[str, int] = {}
+    for r in pos:
+        counts[str(r.get("verdict"))] = counts.get(str(r.get("verdict")), 0) + 1
+    order = sorted(counts.items(), key=lambda kv: S.VERDICT_RANK.get(kv[0], 9))
+    positive = " · ".join(f"{n} {fmt.verdict(k)}" for k, n in order) or '<span class="muted">—</span>'
+    nc = v.status.get("negative_controls") or {}
+    if not nc.get("total"):
+        controls = '<span class="bad">none</span>' if v.claim.get("checkable", True) and v.results else "—"
+    else:
+        caught, total, powered = nc.get("caught", 0), nc.get("total", 0), nc.get("powered", 0)
+        cls = "v-caught" if caught == total else "v-missed"
+        controls = (f'<span class="{cls}">{caught}/{total} caught</span>'
+                    f'<span class="small muted">; {powered} powered</span>')
+    return positive, controls
+
+
+def _marks(v: ClaimView) -> str:
+    out = []
+    if v.loose:
+        out.append(fmt.mark("loose", "loose", f"tightest room {fmt.room_text(v.tightest_room)}: more than "
+                                              f"{S.LOOSE_ROOM:g}x, a constant wrong by that factor would pass too"))
+    if v.unexpected:
+        out.append(fmt.mark("unexpected", "not as expected"))
+    if v.status.get("vacuous_fixtures"):
+        out.append(f'<span class="small muted" title="positive fixtures whose hypotheses were unmet or whose '
+                   f'quantifier was empty">{v.status["vacuous_fixtures"]} vacuous</span>')
+    return " ".join(out)
 
 
 def _data_attrs(v: ClaimView) -> str:
     return (f'data-id="{escape(v.id)}" data-paper="{escape(v.paper)}" data-status="{escape(slug(v.display))}" '
-            f'data-statuses="{escape(" ".join(slug(s) for s in v.status_set))}"')
+            f'data-statuses="{escape(" ".join(slug(s) for s in v.status_set))}" '
+            f'data-kind="{escape(str(v.claim.get("kind", "")))}" data-loose="{int(v.loose)}" '
+            f'data-unguarded="{int(v.status["status"] == S.UNGUARDED)}" data-unexpected="{int(v.unexpected)}"')
 
 
 def claim_table_html(model: ReportModel) -> str:
+    views = list(model.claims.values())
     paper_opts = "".join(f'<option value="{escape(p)}">{escape(p)}</option>' for p in model.papers)
-    present = {s for v in model.claims.values() for s in v.status_set}
+    present = {s for v in views for s in v.status_set}
     status_opts = "".join(f'<option value="{escape(slug(s))}">{escape(s)}</option>'
                           for s in OVERVIEW_STATUSES if s in present)
+    kinds = sorted({str(v.claim.get("kind", "")) for v in views})
+    kind_opts = "".join(f'<option value="{escape(k)}">{escape(k)}</option>' for k in kinds)
+    rank = {s: i for i, s in enumerate(S.STATUSES)}
     rows = []
-    for v in model.claims.values():
-        nc = v.status.get("negative_controls") or {}
-        controls = f"{nc.get('caught', 0)}/{nc.get('total', 0)}" if nc.get("total") else "—"
-        expected = escape(str(v.claim.get("expected") or ""))
-        mark = '<span class="unexpected">✗ no</span>' if v.unexpected else '<span class="ok">✓</span>'
-        rows.append(f"<tr {_data_attrs(v)}><td>{fmt.claim_link(v.id)}</td><td>{escape(v.paper)}</td>"
-                    f"<td>{escape(str(v.claim.get('kind', '')))}</td><td>{escape(str(v.claim.get('title') or ''))}</td>"
-                    f"<td>{fmt.badge(v.display)}</td><td>{expected}</td><td>{mark}</td>"
-                    f"<td class=small>{_verdict_counts(v)}</td><td class=num>{controls}</td></tr>")
+    for i, v in enumerate(views):
+        positive, controls = _fixture_summary(v)
+        room = v.tightest_room
+        room_key = "" if room is None else ("1e308" if room == float("inf") else f"{room:.6g}")
+        statement = str(v.claim.get("statement") or "")
+        title = f'<div class="small muted">{label_html(v.claim["title"])}</div>' if v.claim.get("title") else ""
+        rows.append(
+            f'<tr {_data_attrs(v)} data-order="{i}"><td data-value="{i}">{fmt.claim_link(v.id)}</td>'
+            f"<td>{escape(v.paper)}</td><td>{escape(str(v.claim.get('kind', '')))}</td>"
+            f'<td class="stmt">{text_html(first_line(statement))}{title}</td>'
+            f'<td data-value="{rank.get(v.display, 99)}">{fmt.badge(v.display)}</td>'
+            f'<td data-value="{int(v.unexpected) * 2 + int(v.loose)}">{_marks(v)}</td>'
+            f'<td class="num" data-value="{room_key}">{fmt.room_text(room)}</td>'
+            f"<td class=small>{positive}</td><td class=small>{controls}</td></tr>")
+    n = len(views)
     return (
         '<section id="claims"><h2>Claims</h2><div class="filters">'
         f'<label for="filter-paper">paper</label><select id="filter-paper"><option value="">all</option>{paper_opts}</select>'
         f'<label for="filter-status">status</label><select id="filter-status"><option value="">all</option>{status_opts}</select>'
-        '<label for="filter-text">id contains</label><input id="filter-text" type="search" size="18">'
-        f'<span id="filter-count" data-shown="{len(model.claims)}">{len(model.claims)} of {len(model.claims)} claims shown</span>'
+        f'<label for="filter-kind">kind</label><select id="filter-kind"><option value="">all</option>{kind_opts}</select>'
+        '<label class="check"><input type="checkbox" id="filter-unexpected"> not as expected</label>'
+        '<label class="check"><input type="checkbox" id="filter-unguarded"> unguarded</label>'
+        '<label class="check"><input type="checkbox" id="filter-loose"> loose</label>'
+        '<label for="filter-text">contains</label><input id="filter-text" type="search" size="18" '
+        'placeholder="id or statement">'
+        f'<span id="filter-count" data-shown="{n}">{n} of {n} claims shown</span>'
         '<button type="button" id="expand-all">expand shown</button><button type="button" id="collapse-all">collapse all</button>'
-        '</div><table id="claim-table"><thead><tr><th>claim</th><th>paper</th><th>kind</th><th>title</th><th>status</th>'
-        "<th>expected</th><th>as expected</th><th>fixture verdicts</th><th>controls caught</th></tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table></section>")
+        '</div><div class="scroll"><table id="claim-table"><thead><tr>'
+        '<th data-sort="num" data-col="0">claim</th><th data-sort="text" data-col="1">paper</th>'
+        '<th data-sort="text" data-col="2">kind</th><th data-sort="text" data-col="3">statement (first line)</th>'
+        '<th data-sort="num" data-col="4">status</th><th data-sort="num" data-col="5">marks</th>'
+        '<th data-sort="num" data-col="6" class="num" title="the factor by which the tightest passing bound could be '
+        'wrong and still pass">tightest room</th><th>positive fixtures</th><th>negative controls</th>'
+        f"</tr></thead><tbody>{''.join(rows)}</tbody></table></div></section>")
 
 
 def graphs_html(model: ReportModel) -> str:
     legend = "".join(f'<span class="badge st-{escape(slug(s))}">{escape(s)}</span>' for s in STATUS_COLOURS)
     parts = ['<section id="graphs"><h2>Dependency graphs</h2>'
-             f'<p class="legend small">{legend} <span class="muted">dashed: not checkable, or a claim of another paper (grey text: not in this report); '
-             "arrows run from a dependency to the claim that uses it; click a node to open its claim.</span></p>"]
+             f'<p class="legend small">{legend} <span class="muted">Columns by dependency depth; arrows run from '
+             "a dependency to the claim that uses it; dashed: not checkable, or a claim of another paper (grey "
+             "text: not in this report). Click a node to open its claim.</span></p>"]
     for k, paper in enumerate(model.papers):
         svg = dependency_svg(model.of_paper(paper), paper, k, model.claims)
-        parts.append(f'<h3 id="graph-{escape(paper)}">{escape(paper)}</h3><div class="graph">{svg}</div>')
+        parts.append(f'<details class="graph-paper" open><summary><h3 id="graph-{escape(paper)}" '
+                     f'style="display:inline">{escape(paper)}</h3></summary><div class="graph">{svg}</div></details>')
     parts.append("</section>")
     return "".join(parts)
 
 
-def _hypotheses_html(v: ClaimView) -> str:
-    declared = v.claim.get("hypotheses") or []
-    names = [str(h.get("name")) for h in declared if isinstance(h, dict)]
+# --- one claim --------------------------------------------------------------------------------------
+
+
+def _hypotheses_html(v: ClaimView, model: ReportModel) -> str:
+    """Each hypothesis once: its description, on how many fixtures it held, its smallest slack, and the
+    fixtures where it was unmet (with the predicate's detail)."""
+    declared = [h for h in v.claim.get("hypotheses") or [] if isinstance(h, dict)]
+    names = [str(h.get("name")) for h in declared]
+    described = {str(h.get("name")): h.get("description") for h in declared}
+    checks: dict[str, list[tuple[dict, dict]]] = {n: [] for n in names}
     for r in v.results:
         for h in r.get("hypotheses") or ():
-            if h.get("name") not in names:
-                names.append(str(h.get("name")))
-    if not names:
+            checks.setdefault(str(h.get("name")), []).append((r, h))
+    if not checks:
         return "<p class=muted>No hypotheses declared.</p>"
-    items = "".join(f"<li><b>{escape(str(h.get('name')))}</b>"
-                    + (f": {statement_html(str(h.get('description')))}" if h.get("description") else "") + "</li>"
-                    for h in declared if isinstance(h, dict))
-    if not v.results:
-        return f"<ul>{items}</ul>"
-    head = "".join(f"<th>{escape(n)}</th>" for n in names)
     rows = []
-    for r in v.results:
-        got = {str(h.get("name")): h for h in r.get("hypotheses") or ()}
-        cells = []
-        for n in names:
-            h = got.get(n)
-            if h is None:
-                cells.append('<td class="muted">not checked</td>')
-                continue
-            cells.append(f'<td title="{escape(str(h.get("detail") or ""))}">{fmt.holds_mark(h.get("holds"))} '
-                         f'<span class="small">slack {fmt.esc(h.get("slack"))}</span>'
-                         + (f'<div class="small muted">{escape(str(h["detail"]))}</div>' if h.get("detail") else "")
-                         + "</td>")
-        rows.append(f"<tr><td><code>{escape(str(r.get('task_id')))}</code> {escape(str(r.get('label') or r.get('family')))}"
-                    f"</td>{''.join(cells)}</tr>")
-    return (f"<ul>{items}</ul><table><tr><th>fixture</th>{head}</tr>{''.join(rows)}</table>")
+    for name, got in checks.items():
+        desc = f'<div class="small">{text_html(described[name])}</div>' if described.get(name) else ""
+        if not got:
+            rows.append(f"<tr><td>{label_html(name)}{desc}</td><td colspan=3 class=muted>not checked on any "
+                        "fixture in these records</td></tr>")
+            continue
+        held = [(r, h) for r, h in got if h.get("holds")]
+        slacks = [(fmt.slack_value(h.get("slack")), r) for r, h in held]
+        slacks = [(x, r) for x, r in slacks if x is not None]
+        smallest = min(slacks, key=lambda t: t[0]) if slacks else None
+        low = (f"{fmt.number(smallest[0])} <span class='small muted'>({escape(str(smallest[1].get('label')))} "
+               f"[{escape(str(smallest[1].get('task_id')))}])</span>") if smallest else "—"
+        unmet = [(r, h) for r, h in got if not h.get("holds")]
+        where = "; ".join(
+            f"{escape(model.run_label(r) + ' ' if model.run_label(r) else '')}{escape(str(r.get('label')))} "
+            f"[{escape(str(r.get('task_id')))}, {escape(str(r.get('fixture_kind')))}]"
+            + (f": {label_html(h.get('detail'))}" if h.get("detail") else "") for r, h in unmet[:8])
+        if len(unmet) > 8:
+            where += f"; … {len(unmet) - 8} more"
+        rows.append(f"<tr><td>{label_html(name)}{desc}</td><td class=num>{len(held)} of {len(got)}</td>"
+                    f"<td class=num>{low}</td><td class=small>{where or '<span class=muted>—</span>'}</td></tr>")
+    return ('<table class="hyps"><colgroup><col style="width:38%"><col style="width:10%"><col style="width:20%">'
+            "<col></colgroup><thead><tr><th>hypothesis (checked on every fixture before the check runs)</th>"
+            "<th>held on</th><th>smallest slack</th><th>unmet on (expected for a control that breaks it)</th></tr>"
+            f"</thead><tbody>{''.join(rows)}</tbody></table>")
 
 
-def _fixtures_html(v: ClaimView) -> str:
+def _fixtures_html(v: ClaimView, model: ReportModel) -> str:
+    several_runs = len(model.run_numbers) > 1
     if not v.results:
         declared = v.claim.get("fixtures") or []
         if not declared:
@@ -166,62 +319,110 @@ def _fixtures_html(v: ClaimView) -> str:
     rows = []
     for r in v.results:
         ok = r.get("as_expected", True)
+        ev = r.get("evidence") or {}
+        run = f"<td class=small>{escape(model.run_label(r))}</td>" if several_runs else ""
         rows.append(
-            f"<tr><td><code>{escape(str(r.get('task_id')))}</code></td><td>{escape(str(r.get('label') or ''))}</td>"
-            f"<td class=mono>{escape(str(r.get('family')))}</td><td>{escape(str(r.get('fixture_kind')))}</td>"
-            f"<td class=small>{escape(fmt.params_text(r.get('params'), r.get('mutation')))}</td>"
-            f"<td class=num>{fmt.esc(r.get('seed'))}</td><td>{fmt.verdict(r.get('verdict'))}</td>"
-            f"<td class=small>{escape(', '.join(map(str, r.get('expected') or [])))}</td>"
-            f"<td>{'<span class=ok>✓</span>' if ok else '<span class=unexpected>✗ no</span>'}</td>"
-            f"<td class=num>{fmt.esc((r.get('evidence') or {}).get('slack'))}</td>"
-            f"<td class=num>{fmt.esc(r.get('duration_s'))}</td>"
-            f"<td class=small>{escape(str(r.get('reason') or ''))}</td></tr>")
-    return ("<table><tr><th>task</th><th>fixture</th><th>family</th><th>kind</th><th>params</th><th>seed</th>"
-            "<th>verdict</th><th>expected</th><th>as expected</th><th>slack</th><th>time (s)</th><th>reason</th></tr>"
-            f"{''.join(rows)}</table>")
+            f"<tr>{run}<td><code>{escape(str(r.get('task_id')))}</code></td>"
+            f"<td>{escape(str(r.get('label') or ''))}<div class=small><span class=mono>{escape(str(r.get('family')))}"
+            f"</span> · {escape(str(r.get('fixture_kind')))} · {escape(fmt.params_text(r.get('params'), r.get('mutation')))}"
+            f" · seed {fmt.esc(r.get('seed'))}</div></td>"
+            f"<td>{fmt.outcome(r)}<div class=small>expected {escape('/'.join(map(str, r.get('expected') or [])))}"
+            f"</div></td><td>{'<span class=ok>✓</span>' if ok else '<span class=unexpected>✗ no</span>'}</td>"
+            f"<td class=num>{fmt.esc(ev.get('slack'))}</td><td class=num>{fmt.room_text(ev.get('tightest_room'))}</td>"
+            f"<td class=num>{fmt.seconds(r.get('duration_s'))}</td>"
+            f'<td class="reason">{label_html(r.get("reason") or "")}</td></tr>')
+    run_col = '<col style="width:6%">' if several_runs else ""
+    run_head = "<th>run</th>" if several_runs else ""
+    return (f'<table class="fixtures">{run_col}<col style="width:6%"><col style="width:24%"><col style="width:15%">'
+            '<col style="width:6%"><col style="width:8%"><col style="width:7%"><col style="width:7%"><col>'
+            f"<thead><tr>{run_head}<th>task</th><th>fixture</th><th>outcome</th><th>as expected</th><th>slack</th>"
+            f"<th>room</th><th>time (s)</th><th>reason</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
 
-def _evidence_block(r: dict) -> str:
+def _count_cell(c: dict) -> str:
+    n = c.get("count")
+    if n is None:
+        return ""
+    if n == 0:
+        return ('<span class="bad">empty set: vacuous</span>' if c.get("required", True)
+                else '<span class="muted">empty set (not required)</span>')
+    return f"for all {n}"
+
+
+def _evidence_block(r: dict, run: str) -> str:
     ev = r.get("evidence") or {}
     parts = []
     comps = ev.get("comparisons") or []
     if comps:
-        rows = "".join(
-            f"<tr><td>{escape(str(c.get('name')))}</td><td class=num>{fmt.esc(c.get('measured'))}</td>"
-            f"<td class=mono>{escape(str(c.get('relation')))}</td><td class=num>{fmt.esc(c.get('predicted'))}</td>"
-            f"<td class=num>{fmt.esc(c.get('tolerance'))}</td><td class=num>{fmt.esc(c.get('slack'))}</td>"
-            f"<td>{fmt.holds_mark(c.get('holds'))}</td><td class=small>{escape(str(c.get('detail') or ''))}</td></tr>"
-            for c in comps)
-        parts.append("<table><tr><th>comparison</th><th>measured</th><th></th><th>predicted</th><th>tolerance</th>"
-                     f"<th>slack</th><th>holds</th><th>detail</th></tr>{rows}</table>")
+        counted = any(c.get("count") is not None for c in comps)
+        detailed = any(c.get("detail") for c in comps)
+        rows = []
+        for c in comps:
+            role = str(c.get("role") or "conclusion")
+            tag = ('<span class="role validity">validity</span> ' if role == "validity" else
+                   '<span class="role">independent</span> ' if c.get("depends") is False else "")
+            rows.append(
+                f"<tr><td>{tag}{label_html(c.get('name'))}</td><td class=num>{fmt.esc(c.get('measured'))}</td>"
+                f"<td>{escape(str(c.get('relation')))}</td><td class=num>{fmt.esc(c.get('predicted'))}</td>"
+                f"<td class=num>{fmt.esc(c.get('tolerance'))}</td><td class=num>{fmt.esc(c.get('slack'))}</td>"
+                f"<td class=num>{fmt.room_text(c.get('room'))}</td><td>{fmt.holds_mark(c.get('holds'))}</td>"
+                + (f"<td>{_count_cell(c)}</td>" if counted else "")
+                + (f"<td>{label_html(c.get('detail') or '')}</td>" if detailed else "") + "</tr>")
+        parts.append('<table class="evidence"><thead><tr><th>comparison</th><th>measured</th><th></th>'
+                     "<th>predicted</th><th>tolerance</th><th>slack</th><th>room</th><th>holds</th>"
+                     + ("<th>quantifier</th>" if counted else "") + ("<th>detail</th>" if detailed else "")
+                     + f"</tr></thead><tbody>{''.join(rows)}</tbody></table>")
     elif r.get("evidence") is None:
         parts.append("<p class=muted>No evidence (the check did not return).</p>")
-    if ev.get("quantities"):
-        rows = "".join(f"<tr><td>{escape(str(k))}</td><td class=num>{fmt.esc(q)}</td></tr>"
-                       for k, q in ev["quantities"].items())
-        parts.append(f"<table class=kv><tr><th>quantity</th><th>value</th></tr>{rows}</table>")
+    for key, title in (("quantities", "tracked quantity"), ("shown", "shown (not compared)")):
+        if ev.get(key):
+            rows = "".join(f"<tr><td>{label_html(k)}</td><td class=num>{fmt.esc(q)}</td></tr>" for k, q in ev[key].items())
+            parts.append(f'<div class="scroll"><table class=kv><tr><th>{title}</th><th>value</th></tr>{rows}</table></div>')
     if ev.get("certificate"):
         parts.append(f"<div>certificate:<pre>{escape(fmt.compact_json(ev['certificate']))}</pre></div>")
     if ev.get("notes"):
-        parts.append("<ul>" + "".join(f"<li>{escape(str(n))}</li>" for n in ev["notes"]) + "</ul>")
-    if ev.get("inconclusive_reason"):
-        parts.append(f"<p>inconclusive: {escape(str(ev['inconclusive_reason']))}</p>")
+        parts.append("<ul>" + "".join(f"<li>{label_html(n)}</li>" for n in ev["notes"]) + "</ul>")
+    if ev.get("outcome_reason"):
+        parts.append(f"<p>outcome of the evidence: {escape(str(ev.get('outcome')))} — {label_html(ev['outcome_reason'])}</p>")
+    elif ev.get("inconclusive_reason"):
+        parts.append(f"<p>inconclusive: {label_html(ev['inconclusive_reason'])}</p>")
     if r.get("reason"):
-        parts.append(f"<p>reason: {escape(str(r['reason']))}</p>")
+        parts.append(f"<p>reason: {label_html(r['reason'])}</p>")
+    if r.get("warnings"):
+        parts.append("<div class=small>numerical warnings: " + escape("; ".join(map(str, r["warnings"]))) + "</div>")
     if r.get("traceback"):
         tb = str(r["traceback"])
         tb = tb if len(tb) <= MAX_TRACEBACK_CHARS else "… " + tb[-MAX_TRACEBACK_CHARS:]
         parts.append(f"<pre>{escape(tb)}</pre>")
     parts.append(f"<div class=small>reproduce: <code>{escape(str(r.get('repro') or ''))}</code></div>")
     opened = " open" if not r.get("as_expected", True) else ""
-    return (f'<details class="fixture"{opened}><summary><code>{escape(str(r.get("task_id")))}</code> '
+    return (f'<details class="fixture"{opened}><summary>{escape(run)}<code>{escape(str(r.get("task_id")))}</code> '
             f"{escape(str(r.get('label') or r.get('family')))} ({escape(str(r.get('fixture_kind')))}, seed "
-            f"{fmt.esc(r.get('seed'))}): {fmt.verdict(r.get('verdict'))}</summary>{''.join(parts)}</details>")
+            f"{fmt.esc(r.get('seed'))}): {fmt.outcome(r)}</summary>{''.join(parts)}</details>")
 
 
-def _repro_command(v: ClaimView) -> str:
-    """The claim's command, then the exact command of each fixture whose outcome was not as expected."""
-    lines = [f"verify run {v.id}"]
+def claim_command(v: ClaimView, run: dict | None) -> str:
+    """The command that reruns the claim as that run did: its file, profile and seed."""
+    parts = ["verify", "run"]
+    source = str(v.claim.get("source") or "")
+    if source.endswith(".py"):
+        parts.append(source)
+    parts.append(v.id)
+    if run:
+        for flag in ("profile", "seed"):
+            if run.get(flag) is not None:
+                parts += [f"--{flag}", str(run[flag])]
+    return " ".join(parts)
+
+
+def _repro_html(v: ClaimView, model: ReportModel) -> str:
+    """The claim's command per run, then the exact command of each fixture not as expected."""
+    run_ids = list(dict.fromkeys(str(r.get("run_id")) for r in v.results))
+    lines = []
+    for rid in run_ids or [None]:
+        run = next((r for r in model.runs if str(r.get("run_id")) == rid), None)
+        label = model.run_label({"run_id": rid})
+        lines.append(claim_command(v, run) + (f"    # {label}" if label else ""))
     off = [r for r in v.results if not r.get("as_expected", True) and r.get("repro")]
     lines += [f"{r['repro']}    # task {r.get('task_id')}: {r.get('verdict')}, expected "
               f"{'/'.join(map(str, r.get('expected') or []))}" for r in off[:MAX_REPRO_LINES]]
@@ -251,135 +452,90 @@ def _dependencies_html(v: ClaimView, model: ReportModel) -> str:
 def _kv_html(v: ClaimView) -> str:
     c, st = v.claim, v.status
     nc = st.get("negative_controls") or {}
-    rows = [("status", fmt.badge(v.display) + ("" if not v.unexpected else ' <span class="unexpected">not as expected</span>'))]
+    rows = [("status", fmt.badge(v.display) + (" " + _marks(v) if _marks(v) else ""))]
     if c.get("expected"):
-        rows.append(("expected", escape(str(c["expected"])) + (f" — {escape(str(c.get('expected_reason')))}"
+        rows.append(("expected", escape(str(c["expected"])) + (f" — {text_html(c.get('expected_reason'))}"
                                                             if c.get("expected_reason") else "")))
     if not c.get("checkable", True):
-        rows.append(("not checkable", escape(str(c.get("reason") or ""))))
+        rows.append(("not checkable", text_html(c.get("reason") or "")))
+    if c.get("derived"):
+        rows.append(("derived by the harness", text_html(c["derived"])))
+    if st["status"] in (S.VERIFIED, S.UNGUARDED) or v.tightest_room is not None:
+        rows.append(("tightest room", fmt.room_text(v.tightest_room)
+                     + ' <span class="small muted">(the factor by which the tightest passing bound could be wrong '
+                     "and still pass; identities and yes/no conclusions have none)</span>"))
+    if c.get("erratum"):
+        e = c["erratum"]
+        rows.append(("erratum", f"{escape(str(e.get('kind')))} — {text_html(e.get('summary') or '')} "
+                                f'<a href="#errata">(see errata)</a>'))
     for key, label in (("proxy", "proxy evidence"), ("judged_by", "judged by"), ("source", "source"),
                        ("timeout_s", "time limit (s)")):
         if c.get(key):
-            rows.append((label, fmt.esc(c[key])))
+            rows.append((label, label_html(fmt.number(c[key]))))
     if c.get("tags"):
         rows.append(("tags", escape(", ".join(map(str, c["tags"])))))
     if nc.get("total"):
-        rows.append(("negative controls caught", f"{nc.get('caught', 0)} of {nc.get('total')}"))
-    if st.get("counts"):
-        rows.append(("fixture verdicts", _verdict_counts(v)))
+        rows.append(("negative controls", f"{nc.get('caught', 0)} of {nc.get('total')} caught; "
+                                          f"{nc.get('powered', 0)} powered (a mutated conclusion the check refuted)"))
     return "<table class=kv>" + "".join(f"<tr><td>{k}</td><td>{val}</td></tr>" for k, val in rows) + "</table>"
 
 
-def claim_section_html(v: ClaimView, model: ReportModel, budget: PlotBudget) -> str:
-    title = f" — {escape(str(v.claim['title']))}" if v.claim.get("title") else ""
-    warn = ' <span class="unexpected">not as expected</span>' if v.unexpected else ""
-    statement = str(v.claim.get("statement") or "")
+def plots_html(v: ClaimView, budget: PlotBudget) -> str:
     plots = claim_plots(v.results, budget)
-    plot_html = ""
-    if plots:
-        figs = "".join(
-            f'<figure><img alt="{escape(p.name)}" src="{p.data_uri}"><figcaption>{escape(p.name)}</figcaption></figure>'
-            if p.data_uri else f'<p class="small muted">{escape(p.name)}: {escape(p.note)}</p>' for p in plots)
-        plot_html = f'<h4>Plots</h4><div class="plots">{figs}</div>'
-    evidence = "".join(_evidence_block(r) for r in v.results)
+    if not plots:
+        return ""
+    figs = "".join(
+        f'<figure><img alt="{escape(p.name)}" loading="lazy" decoding="async" src="{p.data_uri}">'
+        f"<figcaption>{label_html(p.name)}</figcaption></figure>"
+        if p.data_uri else f'<p class="small muted">{label_html(p.name)}: {escape(p.note)}</p>' for p in plots)
+    return f'<h4>Plots</h4><div class="plots">{figs}</div>'
+
+
+def lazy_html(inner: str) -> str:
+    """``inner`` gzipped into the page, inflated by the script when its claim is opened: the bulk of a
+    card (its status table, hypotheses, fixtures and evidence) costs a fifth of its bytes and nothing
+    at load."""
+    z = base64.b64encode(gzip.compress(inner.encode("utf-8"), compresslevel=9, mtime=0)).decode("ascii")
+    return f'<div class="lazy" data-z="{z}"><p class="small muted">opening the tables…</p></div>'
+
+
+def claim_section_html(v: ClaimView, model: ReportModel, budget: PlotBudget, *, lazy: bool = True) -> str:
+    """One claim's card. With ``lazy``, its hypothesis, fixture and evidence tables are stored gzipped
+    and inflated by the page's script when the card is opened; without, the card is plain HTML (for a
+    notebook, where scripts may not run)."""
+    title = f" — {label_html(v.claim['title'])}" if v.claim.get("title") else ""
+    statement = str(v.claim.get("statement") or "")
+    evidence = "".join(_evidence_block(r, (model.run_label(r) + " ").lstrip()) for r in v.results)
+    tables = (f'<details class="small"><summary>TeX source</summary><pre>{escape(statement)}</pre></details>'
+              f"{_kv_html(v)}<h4>Dependencies</h4>{_dependencies_html(v, model)}"
+              f"<h4>Hypotheses and how each was checked</h4>{_hypotheses_html(v, model)}"
+              f"<h4>Fixtures</h4>{_fixtures_html(v, model)}"
+              + (f"<h4>Evidence per fixture</h4>{evidence}" if evidence else ""))
     return (
         f'<details class="claim" id="claim-{escape(v.id)}" {_data_attrs(v)}>'
         f'<summary><span class="cid">{escape(v.id)}</span> <span class="muted">{escape(str(v.claim.get("kind", "")))}'
-        f"</span>{title} {fmt.badge(v.display)}{warn}</summary>"
-        f'<div class="statement">{statement_html(statement)}</div>'
-        f'<details class="small"><summary>statement source</summary><code>{escape(statement)}</code></details>'
-        f"{_kv_html(v)}<h4>Dependencies</h4>{_dependencies_html(v, model)}"
-        f"<h4>Hypotheses and how each was checked</h4>{_hypotheses_html(v)}"
-        f"<h4>Fixtures</h4>{_fixtures_html(v)}"
-        + (f"<h4>Evidence per fixture</h4>{evidence}" if evidence else "")
-        + plot_html
-        + (f"<h4>Reproduce</h4>{_repro_command(v)}" if v.claim.get("checkable", True) else "")
+        f"</span>{title} {fmt.badge(v.display)} {_marks(v)}</summary>"
+        f'<div class="statement">{text_html(statement)}</div>'
+        + (lazy_html(tables + plots_html(v, budget)) if lazy else tables + plots_html(v, budget))
+        + (f"<h4>Reproduce</h4>{_repro_html(v, model)}" if v.claim.get("checkable", True) else "")
         + "</details>")
 
 
-def details_html(model: ReportModel, budget: PlotBudget) -> str:
+def details_html(model: ReportModel, budget: PlotBudget, *, lazy: bool = True) -> str:
     parts = ['<section id="details"><h2>Claim details</h2>']
     for paper in model.papers:
         parts.append(f"<h3>{escape(paper)}</h3>")
-        parts.extend(claim_section_html(v, model, budget) for v in model.of_paper(paper))
+        parts.extend(claim_section_html(v, model, budget, lazy=lazy) for v in model.of_paper(paper))
     parts.append("</section>")
     return "".join(parts)
 
 
-SCRIPT = """
-(function () {
-  var rows = Array.prototype.slice.call(document.querySelectorAll('#claim-table tbody tr'));
-  var secs = Array.prototype.slice.call(document.querySelectorAll('details.claim'));
-  var fp = document.getElementById('filter-paper'), fs = document.getElementById('filter-status');
-  var ft = document.getElementById('filter-text'), count = document.getElementById('filter-count');
-  function slug(s) { return String(s).trim().split(/\\s+/).join('-'); }
-  function matches(el) {
-    var t = ft.value.trim().toLowerCase();
-    return (!fp.value || el.getAttribute('data-paper') === fp.value) &&
-      (!fs.value || el.getAttribute('data-statuses').split(' ').indexOf(fs.value) >= 0) &&
-      (!t || el.getAttribute('data-id').toLowerCase().indexOf(t) >= 0);
-  }
-  function apply() {
-    var shown = 0;
-    rows.forEach(function (r) { var m = matches(r); r.hidden = !m; if (m) { shown++; } });
-    secs.forEach(function (s) { s.hidden = !matches(s); });
-    count.textContent = shown + ' of ' + rows.length + ' claims shown';
-    count.setAttribute('data-shown', String(shown));
-  }
-  function openClaim(id) {
-    var d = document.getElementById('claim-' + id);
-    if (!d) { return; }
-    d.hidden = false; d.open = true;
-    if (d.scrollIntoView) { d.scrollIntoView(); }
-  }
-  function readHash() {
-    var raw = location.hash.replace(/^#/, '');
-    if (!raw) { return; }
-    if (raw.indexOf('=') < 0) {
-      var name = decodeURIComponent(raw);
-      if (name.indexOf('claim-') === 0) { openClaim(name.slice(6)); }
-      return;
-    }
-    var q = new URLSearchParams(raw);
-    fp.value = q.get('paper') || '';
-    fs.value = q.get('status') ? slug(q.get('status')) : '';
-    ft.value = q.get('q') || '';
-    apply();
-    if (q.get('open')) { openClaim(q.get('open')); }
-  }
-  function writeHash() {
-    var q = new URLSearchParams();
-    if (fp.value) { q.set('paper', fp.value); }
-    if (fs.value) { q.set('status', fs.value); }
-    if (ft.value.trim()) { q.set('q', ft.value.trim()); }
-    var h = q.toString();
-    if (history.replaceState) { history.replaceState(null, '', h ? '#' + h : location.pathname + location.search); }
-  }
-  [fp, fs].forEach(function (el) { el.addEventListener('change', function () { apply(); writeHash(); }); });
-  ft.addEventListener('input', function () { apply(); writeHash(); });
-  document.getElementById('expand-all').addEventListener('click', function () {
-    secs.forEach(function (s) { if (!s.hidden) { s.open = true; } });
-  });
-  document.getElementById('collapse-all').addEventListener('click', function () {
-    secs.forEach(function (s) { s.open = false; });
-  });
-  window.addEventListener('hashchange', readHash);
-  apply();
-  readHash();
-  document.body.setAttribute('data-ready', '1');
-})();
-"""
-
-
-def page_html(model: ReportModel, title: str, *, plot_budget: PlotBudget | None = None) -> str:
+def page_html(model: ReportModel, title: str, *, plot_budget: PlotBudget | None = None, lazy: bool = True) -> str:
     budget = plot_budget or PlotBudget()
-    errata = find_errata(model)
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{escape(title)}</title><style>{CSS}\n{status_classes_css()}</style></head><body>"
-        f"{header_html(model, title)}<main>{overview_html(model)}"
-        f'<section id="errata"><h2>Errata ({len(errata)})</h2>{errata_html(errata)}'
-        f"{unreproduced_html(model)}</section>"
-        f"{claim_table_html(model)}{graphs_html(model)}{details_html(model, budget)}</main>"
+        f"{header_html(model, title)}<main>{banner_html(model)}{overview_html(model)}"
+        f"{errata_section_html(model)}{claim_table_html(model)}{graphs_html(model)}{details_html(model, budget, lazy=lazy)}</main>"
         f"<script>{SCRIPT}</script></body></html>\n")

@@ -47,6 +47,22 @@ class ClaimView:
     def unexpected(self) -> bool:
         return not self.status.get("as_expected", True)
 
+    @property
+    def loose(self) -> bool:
+        return bool(self.status.get("loose"))
+
+    @property
+    def tightest_room(self) -> float | None:
+        return room_value(self.status.get("tightest_room"))
+
+    @property
+    def positive(self) -> list[dict]:
+        return [r for r in self.results if r.get("fixture_kind") != S.NEGATIVE]
+
+    @property
+    def controls(self) -> list[dict]:
+        return [r for r in self.results if r.get("fixture_kind") == S.NEGATIVE]
+
 
 @dataclass
 class ReportModel:
@@ -57,6 +73,38 @@ class ReportModel:
 
     def of_paper(self, paper: str) -> list[ClaimView]:
         return [v for v in self.claims.values() if v.paper == paper]
+
+    @property
+    def run_numbers(self) -> dict[str, int]:
+        """Run id -> its number in this report (1, 2, ...), in the order the run lines came."""
+        out: dict[str, int] = {}
+        for r in self.runs:
+            rid = str(r.get("run_id"))
+            if rid not in out:
+                out[rid] = len(out) + 1
+        return out
+
+    def run_label(self, result: dict) -> str:
+        """``run 2`` for a result of the second run in this report; empty when there is only one run."""
+        numbers = self.run_numbers
+        if len(numbers) < 2:
+            return ""
+        n = numbers.get(str(result.get("run_id")))
+        return f"run {n}" if n else "run ?"
+
+    def run_of(self, result: dict) -> dict | None:
+        rid = result.get("run_id")
+        return next((r for r in self.runs if r.get("run_id") == rid), None)
+
+
+def room_value(x: object) -> float | None:
+    """A room from a record (``"inf"`` included) as a float; None when absent."""
+    if x is None or isinstance(x, bool):
+        return None
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return None
 
 
 def task_order(task_id: object) -> tuple:

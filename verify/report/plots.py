@@ -1,28 +1,64 @@
-"""Plots of evidence series as base64 PNG data URIs (matplotlib's Agg canvas, no pyplot state).
+"""Plots of evidence series as SVG data URIs (matplotlib's SVG canvas, no pyplot state).
 
 Series of the same name from several fixtures of one claim are drawn on one axes, so a plot shows
-whether the trend holds across seeds. The number of plots per claim, of lines per plot and the bytes
-of the whole report are capped so a full report stays small.
+whether the trend holds across seeds. Colours say the verdict of the fixture a line comes from
+(passing fixtures in blues and greens, refuting ones in reds, caught negative controls in greys and
+browns, undecided ones in yellows), the legend sits outside the data, reference lines (a prediction,
+a tolerance, an extrapolated limit) are labelled, and names are typeset with matplotlib's mathtext.
+The images are SVG with their text kept as text: sharp at any zoom, and a fifth of a PNG's bytes once
+the card that holds them is compressed. The number of plots per claim, of lines per plot and the
+(compressed) bytes of all plots in one report are capped.
 """
 
 from __future__ import annotations
 
-import base64
+import gzip
 import io
 import math
 from dataclasses import dataclass
+from urllib.parse import quote
 
 import numpy as np
 
 from .. import settings as S
+from .mathml import label_mathtext
 
 MAX_PLOTS_PER_CLAIM = 4
 MAX_FIXTURES_PER_PLOT = 6
 MAX_LINES_PER_PLOT = 12
-PLOT_BYTES_BUDGET = 20_000_000
+PLOT_BYTES_BUDGET = 1_500_000  # compressed bytes of SVG
 MIN_PLOT_BYTES = 4_000  # below this much budget, do not even draw
 MAX_PLOTS_PER_REPORT = 400  # drawing costs ~0.1-0.3 s a plot
-_DPI = 80
+_DPI = 96
+REFERENCE_LABELS = ("tolerance", "bound", "limit", "reference", "threshold")
+_SIZE = (8.6, 3.5)  # inches: ~830 x 340 px, the axes on the left two thirds, the legend beside them
+
+# Line colours by the kind of outcome of the fixture the line comes from.
+VERDICT_PALETTES = {
+    "pass": ["#1f5fa8", "#2e9e4f", "#17a2b8", "#6a3fb5", "#0b3d91", "#5aa02c"],
+    "refuted": ["#d62728", "#e8590c", "#a61e4d", "#ff8787"],
+    "control": ["#6c6c6c", "#8d6e63", "#343a40", "#a1887f"],
+    "other": ["#c9a100", "#b58900", "#e0b000"],
+}
+
+
+def verdict_group(result: dict) -> str:
+    """Which palette a fixture's lines take: a refutation on a negative control is a caught control."""
+    v = result.get("verdict")
+    if result.get("fixture_kind") == S.NEGATIVE:
+        return "control"
+    if v == S.PASS:
+        return "pass"
+    if v == S.REFUTED:
+        return "refuted"
+    return "other"
+
+
+def short_outcome(result: dict) -> str:
+    """The outcome in a legend: ``pass``, ``refuted``, ``control caught``, ``control NOT caught``."""
+    if result.get("fixture_kind") == S.NEGATIVE:
+        return "control caught" if result.get("as_expected", True) else "control NOT caught"
+    return str(result.get("verdict"))
 
 
 @dataclass
@@ -35,7 +71,7 @@ class Plot:
 
 
 class PlotBudget:
-    """The bytes of PNG, and the number of plots, still allowed in one report."""
+    """The (compressed) bytes of SVG, and the number of plots, still allowed in one report."""
 
     def __init__(self, total: int = PLOT_BYTES_BUDGET, *, max_plots: int = MAX_PLOTS_PER_REPORT):
         self.left = total
@@ -66,34 +102,63 @@ def as_float_array(values: object) -> np.ndarray:
     return np.array([one(v) for v in np.ravel(np.array(values, dtype=object))], dtype=float)
 
 
+GROUP_ORDER = ("refuted", "pass", "control", "other")
+
+
 def _series_groups(results: list[dict]) -> dict[str, list[tuple[dict, dict]]]:
-    """Series name -> [(result, series)], non-pass results first so failures are always drawn."""
-    ordered = sorted(results, key=lambda r: r.get("verdict") == S.PASS)
-    groups: dict[str, list[tuple[dict, dict]]] = {}
-    for r in ordered:
+    """Series name -> [(result, series)], taking fixtures of each outcome in turn (refuting, passing,
+    controls, undecided), so a plot capped at a few fixtures still shows every kind of outcome."""
+    groups: dict[str, dict[str, list[tuple[dict, dict]]]] = {}
+    for r in results:
         for s in (r.get("evidence") or {}).get("series") or ():
             if isinstance(s, dict) and s.get("x") is not None and isinstance(s.get("y"), dict):
-                groups.setdefault(str(s.get("name", "series")), []).append((r, s))
-    return groups
+                by = groups.setdefault(str(s.get("name", "series")), {g: [] for g in GROUP_ORDER})
+                by[verdict_group(r)].append((r, s))
+    out: dict[str, list[tuple[dict, dict]]] = {}
+    for name, by in groups.items():
+        queues = [list(by[g]) for g in GROUP_ORDER]
+        merged: list[tuple[dict, dict]] = []
+        while any(queues):
+            for q in queues:
+                if q:
+                    merged.append(q.pop(0))
+        out[name] = merged
+    return out
 
 
-def render_series(name: str, members: list[tuple[dict, dict]]) -> bytes:
-    """One PNG: every (fixture, label) line of the series ``name``, with dashed reference lines."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
+def _short(text: str, n: int) -> str:
+    return text if len(text) <= n else text[:n - 1] + "…"
+
+
+def render_series(name: str, members: list[tuple[dict, dict]]) -> str:
+    """One SVG: every (fixture, label) line of the series ``name``, with labelled reference lines."""
+    import matplotlib
+    from matplotlib.backends.backend_svg import FigureCanvasSVG
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(5.0, 3.1), dpi=_DPI)
-    FigureCanvasAgg(fig)
+    several = len(members) > 1
+    n_lines = min(MAX_LINES_PER_PLOT, sum(len(s["y"]) for _, s in members))
+    # Room for the legend beside the axes: two text lines per entry when several fixtures share a plot.
+    height = max(_SIZE[1], 0.55 + n_lines * (0.34 if several else 0.2))
+    fig = Figure(figsize=(_SIZE[0], height), dpi=_DPI)
+    FigureCanvasSVG(fig)
     ax = fig.add_subplot()
     first = members[0][1]
     logx, logy = bool(first.get("logx")), bool(first.get("logy"))
     lines = 0
     refs: set[float] = set()
     positive_x = positive_y = False
+    used = {g: 0 for g in VERDICT_PALETTES}
+    styles = ["-", "--", "-.", ":"]
+    drawn_refs: set = set()
+    ref_labels: set[str] = set()
+    per_fixture = max(1, MAX_LINES_PER_PLOT // len(members))  # every fixture drawn gets its lines
     for r, s in members:
         x = as_float_array(s["x"])
-        for label, ys in s["y"].items():
-            if lines >= MAX_LINES_PER_PLOT:
+        group = verdict_group(r)
+        fixture = f"[{r.get('task_id')}] {short_outcome(r)}"
+        for k, (label, ys) in enumerate(s["y"].items()):
+            if lines >= MAX_LINES_PER_PLOT or k >= per_fixture:
                 break
             y = as_float_array(ys)
             n = min(len(x), len(y))
@@ -104,30 +169,55 @@ def render_series(name: str, members: list[tuple[dict, dict]]) -> bytes:
                 yv[yv <= 0] = np.nan
             positive_x |= bool(np.any(np.isfinite(xs) & (xs > 0)))
             positive_y |= bool(np.any(np.isfinite(yv) & (yv > 0)))
-            tag = f"{r.get('task_id')} {r.get('verdict')}"
-            ax.plot(xs, yv, marker="." if n < 40 else None, lw=1.2,
-                    label=f"{label} [{tag}]" if len(members) > 1 or len(s["y"]) > 1 else label)
+            if str(label).lower().startswith(REFERENCE_LABELS):
+                # A tolerance or bound drawn as a series: one black dashed line per distinct curve.
+                key = (str(label), tuple(np.round(np.nan_to_num(yv), 12)))
+                if key not in drawn_refs:
+                    drawn_refs.add(key)
+                    ax.plot(xs, yv, lw=1.3, color="#000000", ls=(0, (6, 3)), alpha=0.8,
+                            label=label_mathtext(_short(str(label), 40)) if str(label) not in ref_labels else None)
+                    ref_labels.add(str(label))
+                    lines += 1
+                continue
+            palette = VERDICT_PALETTES[group]
+            colour = palette[used[group] % len(palette)]
+            used[group] += 1
+            text = label_mathtext(_short(str(label), 36))
+            if several:
+                text += f"\n{fixture}"
+            elif group != "pass":
+                text += f" ({short_outcome(r)})"
+            ax.plot(xs, yv, marker="o" if n < 30 else None, ms=3, lw=1.6, color=colour,
+                    ls=styles[k % len(styles)], label=text)
             lines += 1
         ref = s.get("reference")
         for v in as_float_array(ref) if ref is not None else ():
             if math.isfinite(v):
                 refs.add(float(v))
-    for v in sorted(refs)[:4]:
-        ax.axhline(v, ls="--", lw=1, color="#555")
+    for k, v in enumerate(sorted(refs)[:4]):
+        ax.axhline(v, ls=(0, (6, 3)), lw=1.2, color="#000000", alpha=0.75,
+                   label="reference (prediction / limit)" if k == 0 else None)
+        ax.annotate(f"reference {v:.4g}", xy=(1.0, v), xycoords=("axes fraction", "data"), xytext=(-4, 3),
+                    textcoords="offset points", ha="right", va="bottom", fontsize=8, color="#000000",
+                    bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8})
     if logx and positive_x:
         ax.set_xscale("log", nonpositive="mask")
     if logy and positive_y:
         ax.set_yscale("log", nonpositive="mask")
-    ax.set_title(name[:70], fontsize=9)
-    ax.set_xlabel(str(first.get("xlabel") or "")[:60], fontsize=8)
-    ax.set_ylabel(str(first.get("ylabel") or "")[:60], fontsize=8)
-    ax.tick_params(labelsize=7)
+    ax.set_title(label_mathtext(_short(name, 90)), fontsize=10, loc="left")
+    ax.set_xlabel(label_mathtext(_short(str(first.get("xlabel") or ""), 60)), fontsize=9)
+    ax.set_ylabel(label_mathtext(_short(str(first.get("ylabel") or ""), 40)), fontsize=9)
+    ax.tick_params(labelsize=8)
     ax.grid(True, alpha=0.3)
-    if lines > 1:
-        ax.legend(fontsize=6, loc="best")
-    fig.subplots_adjust(left=0.15, right=0.97, bottom=0.16, top=0.9)  # tight_layout costs twice the draw
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=_DPI)
+    # Fixed margins (a layout engine would draw the figure twice): the axes take the left two thirds.
+    fig.subplots_adjust(left=0.09, right=0.67, bottom=0.5 / height, top=1 - 0.32 / height)
+    if lines + bool(refs) > 1 or several:
+        fig.legend(loc="upper left", bbox_to_anchor=(0.685, 1 - 0.3 / height), fontsize=7.5, frameon=False,
+                   handlelength=2.4)
+    buf = io.StringIO()
+    # Text as text (the browser's fonts), and ids that depend on the content alone (reproducible pages).
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "verify"}):
+        fig.savefig(buf, format="svg", dpi=_DPI, metadata={"Date": None, "Creator": None})
     return buf.getvalue()
 
 
@@ -144,13 +234,12 @@ def claim_plots(results: list[dict], budget: PlotBudget, *, max_plots: int = MAX
                                         f"(at most {max_plots} plots per claim)"))
             break
         try:
-            png = render_series(name, members[:MAX_FIXTURES_PER_PLOT])
-        except (ValueError, TypeError, OverflowError) as e:
+            svg = render_series(name, members[:MAX_FIXTURES_PER_PLOT])
+        except (ValueError, TypeError, OverflowError, RuntimeError) as e:
             out.append(Plot(name, None, f"could not draw: {e}"))
             continue
-        data = base64.b64encode(png).decode("ascii")
-        if not budget.take(len(data)):
+        if not budget.take(len(gzip.compress(svg.encode("utf-8"), compresslevel=6))):
             out.append(Plot(name, None, "left out: the report's plot size budget is spent"))
             continue
-        out.append(Plot(name, "data:image/png;base64," + data))
+        out.append(Plot(name, "data:image/svg+xml," + quote(svg, safe=" /:=;,.-_()")))
     return out

@@ -1,0 +1,143 @@
+"""``verify show ID``: a claim as declared (statement, hypotheses, fixtures) and its latest results from
+a records file (``reports/latest`` by default), in plain text; ``--open`` opens its report card, plots
+included, in a browser."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import textwrap
+import webbrowser
+from pathlib import Path
+
+from . import settings as S
+from .claims import Claim, Registry
+from .errors import UsageError
+
+DEFAULT_RECORDS = "reports/latest"
+MAX_REASON = 300
+
+
+def _fmt(x: object) -> str:
+    if x is None:
+        return "—"
+    if isinstance(x, float):
+        return f"{x:.4g}"
+    if isinstance(x, list):
+        head = ", ".join(_fmt(v) for v in x[:4])
+        return f"[{head}{', …' if len(x) > 4 else ''}]"
+    return str(x)
+
+
+def declaration_text(c: Claim, registry: Registry) -> list[str]:
+    d = c.describe()
+    out = [f"{c.id} ({c.kind}, {c.paper})" + (f" — {c.title}" if c.title else ""),
+           textwrap.indent(c.statement.strip(), "  ")]
+    if not c.checkable:
+        out.append(f"not checkable: {c.reason}")
+    for h in d["hypotheses"]:
+        out.append(f"hypothesis: {h['name']}" + (f" — {h['description']}" if h["description"] else ""))
+    if c.uses:
+        out.append("uses: " + ", ".join(c.uses))
+    used_by = registry.used_by(c.id)
+    if used_by:
+        out.append("used by: " + ", ".join(used_by))
+    for i, f in enumerate(d["fixtures"]):
+        mut = f" mutation={f['mutation']!r}" if f["mutation"] else ""
+        out.append(f"fixture {i}: {f['kind']:11s} {f['label']} {json.dumps(f['params'])}{mut} "
+                   f"profiles={','.join(f['profiles'])}")
+    if c.expected:
+        out.append(f"expected: {c.expected} — {c.expected_reason}")
+    if c.erratum:
+        e = c.erratum
+        out.append(f"erratum: {e.kind} at {e.location}" + (f" — {e.summary}" if e.summary else ""))
+    if c.derived:
+        out.append(f"derived by the harness: {c.derived}")
+    if c.amends:
+        out.append(f"amends: {c.amends}")
+    if c.judged_by:
+        out.append(f"judged by: {c.judged_by}")
+    return out
+
+
+def _records_path(path: str | None) -> Path | None:
+    p = Path(path or DEFAULT_RECORDS)
+    if p.is_dir():
+        p = p / "records.jsonl"
+    if not p.exists():
+        if path:
+            raise UsageError(f"{path}: no such records file")
+        return None
+    return p
+
+
+def results_text(c: Claim, records: list[dict], where: Path) -> list[str]:
+    """The claim's latest results in these records: its status, then one line per fixture."""
+    from .records import split
+    from .report.fmt import room_text
+    from .verdicts import aggregate, display_status
+
+    claims, results, runs = split(records)
+    mine = [r for r in results if r["claim"] == c.id]
+    if not mine:
+        return [f"no result for {c.id} in {where} (run it: verify run {c.id})"]
+    run_ids = list(dict.fromkeys(r.get("run_id") for r in mine))
+    out = [f"latest results, from {where}:"]
+    for rid in run_ids:
+        run = next((r for r in runs if r.get("run_id") == rid), {})
+        bits = [f"{k} {run[k]}" for k in ("profile", "seed", "executor", "host", "commit", "started") if run.get(k)]
+        out.append(f"  run {rid}: " + ", ".join(bits))
+    claims.setdefault(c.id, c.describe())
+    st = aggregate(claims.values(), results)[c.id]  # over every claim: "fully verified" needs its uses
+    nc = st["negative_controls"]
+    expect = "" if not st["expected"] else f" (expected {st['expected']})"
+    ok = "as expected" if st["as_expected"] else "NOT AS EXPECTED"
+    out.append(f"status: {display_status(st)}{expect}: {ok}; tightest room {room_text(st['tightest_room'])}"
+               + (" (loose)" if st["loose"] else "")
+               + f"; negative controls {nc['caught']}/{nc['total']} caught, {nc['powered']} powered")
+    for r in sorted(mine, key=lambda r: str(r.get("task_id"))):
+        ev = r.get("evidence") or {}
+        verdict = r["verdict"]
+        if r["fixture_kind"] == S.NEGATIVE:
+            verdict = ("control caught" if r.get("as_expected", True) else "control NOT caught") + f" ({verdict})"
+        mark = "" if r.get("as_expected", True) else "  <- not as expected"
+        out.append(f"  {r['task_id']:6s} {r.get('label')} ({r['fixture_kind']}, seed {r.get('seed')}): {verdict}; "
+                   f"slack {_fmt(ev.get('slack'))}, room {room_text(ev.get('tightest_room'))}, "
+                   f"{_fmt(r.get('duration_s'))} s{mark}")
+        if r.get("reason"):
+            out.append(f"         {str(r['reason'])[:MAX_REASON]}")
+        for comp in () if r.get("reason") else ev.get("comparisons") or ():
+            if comp.get("holds") is False:
+                role = "validity" if comp.get("role") == "validity" else "fails"
+                out.append(f"         {role}: {comp.get('name')}: measured {_fmt(comp.get('measured'))} "
+                           f"{comp.get('relation')} {_fmt(comp.get('predicted'))}")
+        if not r.get("as_expected", True) and r.get("repro"):
+            out.append(f"         rerun: {r['repro']}")
+    return out
+
+
+def show_claim(c: Claim, registry: Registry, records_path: str | None = None, *, open_browser: bool = False) -> str:
+    """The text ``verify show`` prints; with ``open_browser``, the claim's card is opened too."""
+    from .records import read_records
+
+    lines = declaration_text(c, registry)
+    lines.append("")
+    path = _records_path(records_path)
+    records: list[dict] = []
+    if path is None:
+        lines.append(f"no results: {DEFAULT_RECORDS}/records.jsonl does not exist (run: verify run {c.id}; "
+                     "or name a records file with --records)")
+    else:
+        records = read_records(path)
+        lines += results_text(c, records, path)
+    if open_browser:
+        from .api import Results, claim_page_html
+
+        mine = [r for r in records if r.get("type") in ("run", "end") or r.get("claim") == c.id or r.get("id") == c.id]
+        if not any(r.get("id") == c.id for r in mine):
+            mine.append({"type": "claim", **c.describe(), "used_by": registry.used_by(c.id)})
+        page = Path(tempfile.mkdtemp(prefix="verify-show-")) / f"{c.id}.html"
+        page.write_text(claim_page_html(Results(mine), c.id), encoding="utf-8")
+        opened = webbrowser.open(page.as_uri())
+        lines.append(f"card: {page}" + ("" if opened else " (no browser found: open it yourself)"))
+    return "\n".join(lines) + "\n"
