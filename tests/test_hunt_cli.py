@@ -29,16 +29,17 @@ def test_hunt_finds_the_planted_error_that_random_fixtures_miss(tmp_path, capsys
     # Every random fixture of the thorough profile misses the planted error.
     assert main("run", PLANTED, "--profile", "thorough", "--out", tmp_path / "run", "--quiet", "--no-report",
                 "--executor", "inprocess") == 0, capsys.readouterr().out
-    r = verify("hunt", PLANTED, "--budget", "8", "--out", tmp_path / "hunt", "--jobs", "2", "--no-report")
+    # Two workers for one claim: two shards, the first confirmed counterexample stops the other.
+    r = verify("hunt", PLANTED, "planted.perceptron_bound", "--budget", "60", "--out", tmp_path / "hunt", "--jobs", "2")
     assert r.returncode == 1, r.stdout + r.stderr
     assert "planted.perceptron_bound: COUNTEREXAMPLE found by" in r.stdout
     assert "confirmed: refuted with a certified computation at quick and thorough" in r.stdout
-    assert "planted.perceptron_novikoff: no counterexample in" in r.stdout and "covered: planted.separable" in r.stdout
     path = tmp_path / "hunt" / "found" / "planted.perceptron_bound.json"
     found = json.loads(path.read_text())
     assert found["declaration"].startswith('adversarial(separable, label="hunted", seed=')
     assert found["hunt"]["params"]["radius"] > 1  # the planted typo shows only off normalised data
-    assert not (tmp_path / "hunt" / "found" / "planted.perceptron_novikoff.json").exists()
+    assert found["hunt"]["size"]["n"] <= 4 and found["hunt"]["size"]["d"] <= 3
+    assert "hunt: slack over evaluations" in (tmp_path / "hunt" / "report.html").read_text()
 
     assert main("hunt", "--replay", path) == 1
     assert "planted.perceptron_bound on planted.separable" in capsys.readouterr().out
@@ -53,6 +54,19 @@ def test_hunt_finds_the_planted_error_that_random_fixtures_miss(tmp_path, capsys
                 "--no-report", "--executor", "inprocess") == 1
     out = capsys.readouterr().out
     assert "UNEXPECTED kept.perceptron_bound: refuted" in out and "UNEXPECTED kept.perceptron_novikoff" not in out
+
+
+def test_the_correct_statement_survives_its_hunt(tmp_path):
+    from verify.claims import REGISTRY
+    from verify.discovery import load_file
+    from verify.hunt import hunt
+
+    load_file(PLANTED)
+    run = hunt([REGISTRY["planted.perceptron_novikoff"]], budget_s=3, out_dir=tmp_path, executor="inprocess",
+               report=False)
+    o = run.outcomes["planted.perceptron_novikoff"]
+    assert run.exit_code == 0 and o["status"] == "no counterexample" and not (tmp_path / "found").exists()
+    assert o["best"]["slack"] > 0 and o["coverage"]["arms"][0]["parameters"]["radius"]["bins"] >= 3
 
 
 @pytest.mark.parametrize("args, message", [

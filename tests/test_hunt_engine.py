@@ -237,3 +237,32 @@ def test_score_and_slack_edge_cases():
 
     assert _score(-math.inf) == -1e12 and _score(3.0) == 3.0
     assert np.isfinite(_score(math.inf))
+
+
+def test_declarations_name_the_family_as_the_claim_module_does(monkeypatch):
+    import sys
+    import types
+
+    from verify.hunt.driver import family_variable
+
+    fixtures_module = types.ModuleType("t_fixtures")
+    claims_module = types.ModuleType("t_claims")
+    monkeypatch.setitem(sys.modules, "t_claims", claims_module)
+    reg = Registry()
+
+    @family("t.cones")
+    def cones(rng, d=2):
+        return {"u": rng.normal(size=d)}
+
+    fixtures_module.cones = cones
+    claims_module.F = fixtures_module
+
+    def check(fx):
+        return Evidence()
+
+    check.__module__ = "t_claims"
+    claim("t.c", kind="lemma", statement="s", fixtures=[random(cones)], registry=reg)(check)
+    assert family_variable(reg["t.c"], "t.cones") == "F.cones"
+    claims_module.cones = cones
+    assert family_variable(reg["t.c"], "t.cones") == "cones"
+    assert family_variable(reg["t.c"], "t.other") is None

@@ -242,8 +242,8 @@ def _hunt_parser(sub) -> None:
                    help="claim ids, globs, papers, or claim files (.py); none = everything")
     h.add_argument("--budget", type=float, default=60.0, help="seconds of search per claim (default 60)")
     h.add_argument("--out", default="reports/hunt", help="output directory (default reports/hunt)")
-    h.add_argument("--profile", default="quick", help="profile the fixtures are checked at (default quick; "
-                                                       "confirmation reruns at thorough)")
+    h.add_argument("--profile", help="profile the fixtures are checked at (default quick; confirmation reruns "
+                                      "at thorough; with --replay, the profile recorded in the file)")
     h.add_argument("--seed", type=int, default=0, help="hunt seed; the same seed replays the same search")
     h.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                    help="local worker processes (more workers than claims hunt each claim from several seeds)")
@@ -266,12 +266,11 @@ def cmd_hunt(args: argparse.Namespace) -> int:
     if args.replay:
         if args.selectors:
             raise UsageError("--replay FILE takes no selectors (the file names its claim)")
-        return replay(args.replay, profile=args.profile if args.profile != "quick" else None,
-                      builtin=not args.no_builtin)
+        return replay(args.replay, profile=args.profile, builtin=not args.no_builtin)
     selectors, from_files = _load(args.selectors, not args.no_builtin)
     claims = REGISTRY.select(selectors) if selectors or not from_files else [REGISTRY[c] for c in from_files]
     kinds = (S.RANDOM,) if args.random_only else (S.RANDOM, S.ADVERSARIAL)
-    outcome = hunt(claims, budget_s=args.budget, out_dir=args.out, profile=args.profile, seed=args.seed,
+    outcome = hunt(claims, budget_s=args.budget, out_dir=args.out, profile=args.profile or "quick", seed=args.seed,
                    jobs=args.jobs, executor=args.executor, scheduler=args.scheduler, kinds=kinds,
                    selectors=args.selectors, report=not args.no_report, stream=None if args.quiet else sys.stdout)
     found = [cid for cid, o in outcome.outcomes.items() if o.get("status") == "counterexample"]

@@ -127,6 +127,9 @@ class Domain:
         return _canonical([cand.arm, list(cand.values), cand.seed])
 
     # -- continuous coordinates (for the SciPy optimiser) ----------------------------------------
+    def has_reals(self) -> bool:
+        return any(isinstance(d, Real) and d.hi > d.lo for a in self.arms for _, d in a.space)
+
     def real_names(self, cand: Candidate) -> list[str]:
         return [k for k, d in self.arms[cand.arm].space if isinstance(d, Real) and d.hi > d.lo]
 

@@ -11,7 +11,8 @@ hard time limit; ``dask``, a distributed cluster. Whatever runs them, this proce
   search's counts, coverage, best fixture, confirmation) and the slack-over-evaluations series in
   its evidence; then the claim's powered negative controls, so the statuses mean what they mean in
   a run (a hunt that finds nothing is worth something only if the check can fail);
-* ``DIR/found/CLAIM.json`` — each counterexample: its declaration, the command that replays it;
+* ``DIR/found/CLAIM.json`` — each counterexample: its declaration, the command that replays it
+  (``DIR/best/CLAIM.json`` the same for the fixture of smallest slack of a claim without one);
 * ``DIR/found.py`` — the declarations to paste into the claims' ``fixtures=[...]``;
 * ``DIR/summary.json`` and ``DIR/report.html``, as a run writes them.
 """
@@ -25,6 +26,7 @@ import signal
 import sys
 import time
 import traceback
+import types
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -38,7 +40,7 @@ from ..discovery import load_sources, loaded_sources
 from ..errors import UsageError
 from ..records import RecordWriter, versions, write_summary
 from ..verdicts import aggregate
-from .engine import FOUND, NOT_FOUND, NOTHING_TO_HUNT, HuntSpec, hunt_claim
+from .engine import FOUND, NOT_FOUND, NOTHING_TO_HUNT, HuntSpec, hunt_claim, warm_imports
 
 EXECUTORS = ("inprocess", "pool", "dask")
 MAX_SHARDS = 8
@@ -76,6 +78,7 @@ def hunt(claims: Sequence[Claim], *, budget_s: float, out_dir: str | Path = "rep
     checkable = [c for c in claims if c.checkable]
     if not checkable:
         raise UsageError("none of the selected claims is checkable, so none can be hunted")
+    warm_imports()
     out = Path(out_dir)
     run_id = uuid.uuid4().hex[:12]
     shards = 1 if executor == "inprocess" else max(1, min(MAX_SHARDS, jobs // len(checkable)))
@@ -205,6 +208,8 @@ def _run_pool(specs: list[HuntSpec], jobs: int, emit, registry: Registry) -> Non
             wait_s = max(0.0, min(d for _, _, d in running.values()) - time.monotonic())
             ready = mp_wait(list(running) + [p.sentinel for p, _, _ in running.values()], timeout=wait_s)
             for conn in list(running):
+                if conn not in running:  # a sibling shard of a claim settled in this pass
+                    continue
                 proc, spec, deadline = running[conn]
                 outcome = None
                 if conn in ready:
@@ -407,7 +412,13 @@ def family_variable(claim: Claim, family_name: str) -> str | None:
     module = sys.modules.get(getattr(claim.check, "__module__", "") or "")
     if fam is None or module is None:
         return None
-    return next((k for k, v in vars(module).items() if v is fam and not k.startswith("_")), None)
+    names = vars(module)
+    direct = next((k for k, v in names.items() if v is fam and not k.startswith("_")), None)
+    if direct:
+        return direct
+    # A family reached through an imported module (``from fixtures import orthogonal as O``: ``O.cones``).
+    return next((f"{k}.{j}" for k, v in names.items() if isinstance(v, types.ModuleType) and not k.startswith("_")
+                 for j, w in vars(v).items() if w is fam and not j.startswith("_")), None)
 
 
 def replay_command(path: Path) -> str:
@@ -492,6 +503,8 @@ def replay(path: str | Path, *, profile: str | None = None, builtin: bool = True
         raise UsageError(f"{path}: claim {cid!r} uses no fixture family {family_name!r}")
     use = adversarial(fam, label=HUNTED_LABEL, seed=seed, **params)
     prof = profile or data.get("profile") or "quick"
+    if prof not in S.PROFILES:
+        raise UsageError(f"unknown profile {prof!r} (one of {', '.join(S.PROFILES)})")
     from ..claims import Task
 
     reg = Registry()

@@ -15,7 +15,7 @@ from ..claims import REGISTRY, Claim, Registry
 from ..evidence import jsonable
 from .confirm import CAREFUL_PROFILE, confirm, control_records, hunted_task, run_record
 from .domain import Candidate, Domain, mix_seed
-from .evaluate import BudgetSpent, Evaluator
+from .evaluate import REFUTED, Evaluator
 from .search import (
     Found,
     hypothesis_round,
@@ -62,6 +62,7 @@ def hunt_claim(spec: HuntSpec, registry: Registry = REGISTRY) -> dict:
     """Hunt one claim (see the package docstring); never raises for a failure of the claim's code."""
     claim = registry[spec.claim_id]
     domain = Domain.of(claim, kinds=spec.kinds, base=spec.base)
+    warm_imports()
     started = time.monotonic()
     if not domain.arms:
         return {"claim": claim.id, "shard": spec.shard, "status": NOTHING_TO_HUNT, "records": [],
@@ -70,9 +71,17 @@ def hunt_claim(spec: HuntSpec, registry: Registry = REGISTRY) -> dict:
     deadline = started + spec.budget_s
     found, unconfirmed, confirmation, replay = None, [], None, None
     rounds, stopped = 0, ""
-    smooth = spec.optimiser and any(domain.real_names(Candidate(i, tuple((k, None) for k, _ in a.space), 0))
-                                    for i, a in enumerate(domain.arms))
-    per_evaluation = _pilot(ev, domain, spec, deadline) + HYPOTHESIS_OVERHEAD_S
+    smooth = spec.optimiser and domain.has_reals()
+    # The first fixture (the fixture's own values on a fresh seed) runs under the claim's own time
+    # limit, not the budget, so that even a short hunt judges one; it also times a check.
+    start = domain.start(mix_seed("start", spec.seed, spec.claim_id, spec.shard))
+    first = ev.evaluate(start)
+    per_evaluation = first.seconds + HYPOTHESIS_OVERHEAD_S
+    if first.status == REFUTED:
+        found, confirmation, replay = _shrink_and_confirm(
+            claim, domain, ev, Found(start, start, "its first fixture", time.monotonic() - started, 1, 0, (start,)), spec)
+        if found is None:
+            unconfirmed.append(confirmation)
     while found is None and deadline - time.monotonic() > min(per_evaluation, 1.0):
         # Hypothesis takes 60% of the time left when the optimiser follows, all of it otherwise.
         left = deadline - time.monotonic()
@@ -124,12 +133,19 @@ def hunt_claim(spec: HuntSpec, registry: Registry = REGISTRY) -> dict:
             rec.update(task_id="hunt.best", hunt={"found_by": None, **_public(outcome)})
             _add_series(rec, series)
             records.append(rec)
-    if spec.controls and spec.shard == 0:
+    if spec.controls and (found is not None or spec.shard == 0):  # the outcome its claim will report
         records += control_records(claim, registry, spec.profile, spec.seed, spec.run_id)
     for r in records:
         r["run_id"] = spec.run_id
     outcome["records"] = records
     return jsonable(outcome)
+
+
+def warm_imports() -> None:
+    """Import the search's libraries before its clock starts (a first import of Hypothesis can take
+    seconds, more under pytest's assertion rewriting); a pool's parent does it once for its workers."""
+    import hypothesis.strategies  # noqa: F401
+    import scipy.optimize  # noqa: F401
 
 
 def _shrink_and_confirm(claim: Claim, domain: Domain, ev: Evaluator, hit: Found, spec: HuntSpec):
@@ -182,17 +198,6 @@ def _public(outcome: dict) -> dict:
     keep = ("status", "spent_s", "rounds", "counts", "evaluations", "coverage", "best", "found", "confirmation",
             "unconfirmed_count", "stopped")
     return {k: outcome[k] for k in keep if k in outcome}
-
-
-def _pilot(ev: Evaluator, domain: Domain, spec: HuntSpec, deadline: float) -> float:
-    """Evaluate the first candidate (the fixture's own values on a fresh seed); its seconds."""
-    ev.deadline = deadline
-    try:
-        return ev.evaluate(domain.start(mix_seed("start", spec.seed, spec.claim_id, spec.shard))).seconds
-    except BudgetSpent:
-        return spec.budget_s
-    finally:
-        ev.deadline = math.inf
 
 
 def _series(ev: Evaluator) -> dict | None:

@@ -98,8 +98,12 @@ class Evaluator:
         now = time.monotonic()
         if now >= self.deadline:
             raise BudgetSpent()
+        # A check cut by the phase's deadline is not a timeout of the claim: the budget ran out.
+        cut = self.deadline - now < self.timeout_s
         limit = max(0.05, min(self.timeout_s, self.deadline - now))
         out = self._run(cand, limit)
+        if out.status == TIMEOUT and cut:
+            raise BudgetSpent()
         self.memo[key] = out
         self.order.append(cand)
         if out.counted and out.slack is not None:
