@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from verify import Evidence, hypothesis, real
-from verify.claims import Registry, adversarial, claim, expand, family, negative, random
+from verify.claims import Registry, adversarial, claim, erratum, expand, family, negative, random
 from verify.errors import UsageError
 from verify.hunt import HuntSpec, hunt, hunt_claim, replay
 from verify.hunt.domain import Candidate, Domain
@@ -71,6 +71,15 @@ def toys() -> Registry:
     def seeded(fx):
         ev = Evidence()
         ev.le("u_0", fx["u"][0], -10.0 if fx.mutated() else 1.8, rtol=0)
+        return ev
+
+    @claim("toy.typo", kind="lemma", statement="x <= 1/2", fixtures=[random(xs)], registry=reg,
+           erratum=erratum(kind="wrong constant or typo", location="eq. (1)", printed="x <= 1/2",
+                           reading="as printed", second_method="closed form: sup x = 1",
+                           amended="x <= 1", difference="1/2 -> 1"))
+    def typo(fx):
+        ev = Evidence()
+        ev.le("x", fx["x"], 1.0 if fx.amended else 0.5, rtol=0)
         return ev
 
     return reg
@@ -266,3 +275,13 @@ def test_declarations_name_the_family_as_the_claim_module_does(monkeypatch):
     claims_module.cones = cones
     assert family_variable(reg["t.c"], "t.cones") == "cones"
     assert family_variable(reg["t.c"], "t.other") is None
+
+
+def test_an_erratum_is_rediscovered_with_its_second_method_recorded_and_its_amendment_holds(reg):
+    out = hunt_claim(HuntSpec("toy.typo", 5.0, controls=False), reg)
+    assert out["status"] == "counterexample"
+    assert out["confirmation"]["second_method"] == "closed form: sup x = 1"
+    assert out["found"]["params"]["x"] > 0.5 and out["found"]["size"]["x digits"] == 1  # shrunk to 0.6 or so
+    hunted = [r for r in out["records"] if r["task_id"] == "hunt.0"][0]
+    assert hunted["as_expected"]  # the printed claim is expected refuted
+    assert hunt_claim(HuntSpec("toy.typo.amended", 1.0, controls=False), reg)["status"] == "no counterexample"

@@ -75,6 +75,11 @@ def hunt(claims: Sequence[Claim], *, budget_s: float, out_dir: str | Path = "rep
         raise UsageError(f"unknown executor {executor!r} (one of {', '.join(EXECUTORS)})")
     if jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {jobs}")
+    if not kinds or set(kinds) - {S.RANDOM, S.ADVERSARIAL} or base not in ("use", "family"):
+        raise UsageError(f"a hunt searches random and adversarial fixtures from the fixture's or the family's "
+                         f"parameters, not kinds={kinds!r}, base={base!r}")
+    if executor == "dask" and registry is not REGISTRY:
+        raise UsageError("the dask executor hunts claims its workers can load (the registry of loaded sources)")
     checkable = [c for c in claims if c.checkable]
     if not checkable:
         raise UsageError("none of the selected claims is checkable, so none can be hunted")
@@ -396,6 +401,9 @@ def describe(o: dict, claim: Claim, out_dir: Path) -> str:
         where = f"; smallest slack {_num(best['slack'])} at {best['fixture']}" if best else ""
         lines.append(f"{cid}: no counterexample in {o.get('spent_s', 0):.1f} s: {tally}{where}")
         lines.append(f"  covered: {coverage_text(o.get('coverage') or {})}")
+        if not met and counts.get("hypotheses unmet"):
+            lines.append("  no fixture met the hypotheses: the space searched lies outside them (declare one that "
+                         "meets them, or hunt from the claim's own fixture parameters)")
         if o.get("stopped"):
             lines.append(f"  {o['stopped']}")
         elif o.get("unconfirmed_count"):

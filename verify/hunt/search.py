@@ -110,22 +110,25 @@ def hypothesis_round(ev: Evaluator, domain: Domain, *, max_examples: int, seed: 
 
     saved = ev.deadline
     ev.deadline = deadline
+    shrunk = None
     try:
         hunt_test()
     except _Refutation as exc:
-        first, t_first, n_first = state["found"]
-        shrunk = exc.candidate
-        refuting = tuple(dict.fromkeys(state["refuting"]))
-        return Found(first, shrunk, "hypothesis", t_first, n_first, max(0, len(refuting) - 1), refuting)
+        shrunk = exc.candidate  # Hypothesis's final replay: the smallest refutation
     except BudgetSpent:
-        return None
-    except Exception as exc:  # Unsatisfiable (every fixture broke a hypothesis) and kin: no counterexample
-        if type(exc).__module__.startswith("hypothesis"):
-            return None
-        raise
+        pass
+    except Exception as exc:
+        # Unsatisfiable (every fixture broke a hypothesis) and Hypothesis's other verdicts on the run
+        # end the round; a refutation seen before them is kept (below).
+        if not type(exc).__module__.startswith("hypothesis"):
+            raise
     finally:
         ev.deadline = saved
-    return None
+    if state["found"] is None:
+        return None
+    first, t_first, n_first = state["found"]
+    refuting = tuple(dict.fromkeys(state["refuting"]))
+    return Found(first, shrunk or refuting[-1], "hypothesis", t_first, n_first, max(0, len(refuting) - 1), refuting)
 
 
 def candidates(domain: Domain):
