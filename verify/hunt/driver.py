@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import json
 import multiprocessing as mp
+import os
 import shlex
 import signal
 import sys
+import threading
 import time
 import traceback
 import types
@@ -178,10 +180,22 @@ def _guarded(spec: HuntSpec, registry: Registry = REGISTRY) -> dict:
 
 def _child(conn, spec: HuntSpec, sources: list[str], registry: Registry | None) -> None:  # pragma: no cover
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _exit_with_parent(os.getppid())
     if registry is None and sources and not REGISTRY.claims:
         load_sources(sources)  # a spawned worker starts empty; a forked one has the parent's registry
     conn.send(_guarded(spec, registry or REGISTRY))
     conn.close()
+
+
+def _exit_with_parent(parent: int) -> None:  # pragma: no cover - subprocess
+    """A worker whose parent died (killed with SIGKILL, say) exits instead of hunting on unseen."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="exit-with-parent").start()
 
 
 def hard_limit(spec: HuntSpec, timeout_s: float) -> float:
