@@ -120,6 +120,7 @@ class FixtureUse:
 
     ``expect`` is the set of verdicts that count as correct on this fixture. A negative control by
     default expects the conclusion to fail (``refuted``) or the hypotheses to be unmet (``vacuous``).
+    ``seed`` pins the fixture to one seed whatever the run's seed (a counterexample kept from a hunt).
     """
 
     family: FixtureFamily
@@ -130,6 +131,7 @@ class FixtureUse:
     expect: frozenset = frozenset()
     profiles: tuple = S.PROFILES
     label: str = ""
+    seed: int | None = None
 
     @property
     def name(self) -> str:
@@ -144,14 +146,19 @@ class FixtureUse:
     def n_seeds(self, profile: str) -> int:
         if profile not in self.profiles:
             return 0
+        if self.seed is not None:
+            return 1
         if self.seeds is not None:
             return int(self.seeds.get(profile, 0))
         return S.DEFAULT_SEEDS[profile][self.kind]
 
     def describe(self) -> dict:
-        return {"family": self.family.name, "label": self.name, "kind": self.kind,
-                "params": _jsonable_params(self.params), "mutation": self.mutation,
-                "expect": sorted(self.expect), "profiles": list(self.profiles)}
+        out = {"family": self.family.name, "label": self.name, "kind": self.kind,
+               "params": _jsonable_params(self.params), "mutation": self.mutation,
+               "expect": sorted(self.expect), "profiles": list(self.profiles)}
+        if self.seed is not None:
+            out["seed"] = self.seed
+        return out
 
 
 def _jsonable_params(params: dict) -> dict:
@@ -161,12 +168,15 @@ def _jsonable_params(params: dict) -> dict:
 
 
 def _use(kind: str, fam: FixtureFamily, mutation: str | None, seeds: Any, expect: Iterable[str] | None,
-         profiles: Sequence[str] | None, label: str, params: dict) -> FixtureUse:
+         profiles: Sequence[str] | None, label: str, params: dict, seed: int | None = None) -> FixtureUse:
     if not isinstance(fam, FixtureFamily):
         raise UsageError(f"{kind} fixture: {fam!r} is not a fixture family (declare it with @family)")
     unknown = set(params) - set(fam.defaults)
     if unknown:
         raise UsageError(f"fixture family {fam.name!r}: unknown parameter(s) {sorted(unknown)}")
+    if seed is not None and (seeds is not None or isinstance(seed, bool) or not isinstance(seed, int)
+                             or not 0 <= seed < 2**63):
+        raise UsageError(f"fixture {fam.name!r}: seed pins one seed, an integer in [0, 2**63), without seeds=")
     if isinstance(seeds, int):
         seeds = {p: seeds for p in S.PROFILES}
     if kind == S.NEGATIVE and mutation is not None and (not isinstance(mutation, str) or not mutation.strip()):
@@ -183,24 +193,26 @@ def _use(kind: str, fam: FixtureFamily, mutation: str | None, seeds: Any, expect
     bad = set(profiles) - set(S.PROFILES)
     if bad:
         raise UsageError(f"fixture {fam.name!r}: unknown profile(s) {sorted(bad)}")
-    return FixtureUse(fam, kind, dict(params), mutation, seeds, frozenset(expect), tuple(profiles), label)
+    return FixtureUse(fam, kind, dict(params), mutation, seeds, frozenset(expect), tuple(profiles), label, seed)
 
 
 def random(fam: FixtureFamily, *, seeds: Any = None, expect: Iterable[str] | None = None,
-           profiles: Sequence[str] | None = None, label: str = "", **params: Any) -> FixtureUse:
+           profiles: Sequence[str] | None = None, label: str = "", seed: int | None = None,
+           **params: Any) -> FixtureUse:
     """A random fixture: hypotheses are expected to hold and the conclusion to pass."""
-    return _use(S.RANDOM, fam, None, seeds, expect, profiles, label, params)
+    return _use(S.RANDOM, fam, None, seeds, expect, profiles, label, params, seed)
 
 
 def adversarial(fam: FixtureFamily, *, seeds: Any = None, expect: Iterable[str] | None = None,
-                profiles: Sequence[str] | None = None, label: str = "", **params: Any) -> FixtureUse:
+                profiles: Sequence[str] | None = None, label: str = "", seed: int | None = None,
+                **params: Any) -> FixtureUse:
     """An edge case or a search toward a violation (runs in standard and thorough by default)."""
-    return _use(S.ADVERSARIAL, fam, None, seeds, expect, profiles, label, params)
+    return _use(S.ADVERSARIAL, fam, None, seeds, expect, profiles, label, params, seed)
 
 
 def negative(fam: FixtureFamily, *, mutation: str | None = None, seeds: Any = None,
              expect: Iterable[str] | None = None, profiles: Sequence[str] | None = None, label: str = "",
-             **params: Any) -> FixtureUse:
+             seed: int | None = None, **params: Any) -> FixtureUse:
     """A negative control: a broken hypothesis, or (with ``mutation``) a mutated conclusion.
 
     The check sees ``fx.mutation`` and must test the mutated conclusion (a wrong constant, a wrong
@@ -208,7 +220,7 @@ def negative(fam: FixtureFamily, *, mutation: str | None = None, seeds: Any = No
     refutes it, and only it shows the check's power. A control without a mutation breaks a hypothesis
     and is caught when the fixture is vacuous (or refuted). ``expect`` overrides either default.
     """
-    return _use(S.NEGATIVE, fam, mutation, seeds, expect, profiles, label, params)
+    return _use(S.NEGATIVE, fam, mutation, seeds, expect, profiles, label, params, seed)
 
 
 class Fixture:
@@ -616,5 +628,6 @@ def expand(claims: Iterable[Claim], profile: str, global_seed: int) -> list[Task
             for si in range(use.n_seeds(profile)):
                 # The two claims of an erratum share their fixtures: the amended statement runs on the
                 # very instances that refute the printed one.
-                tasks.append(Task(c.id, ui, si, derive_seed(global_seed, c.seed_key or c.id, use, si), profile))
+                seed = use.seed if use.seed is not None else derive_seed(global_seed, c.seed_key or c.id, use, si)
+                tasks.append(Task(c.id, ui, si, seed, profile))
     return tasks

@@ -72,6 +72,8 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("old")
     d.add_argument("new")
 
+    _hunt_parser(sub, common)
+
     e = sub.add_parser("errata", parents=[common], help="a paper's errata summary in Markdown (for a review)")
     e.add_argument("paper")
     e.add_argument("sources", nargs="*", help="extra claim files to load")
@@ -220,10 +222,57 @@ def cmd_errata(args: argparse.Namespace) -> int:
     return 0
 
 
+def _hunt_parser(sub, common: argparse.ArgumentParser) -> None:
+    h = sub.add_parser("hunt", parents=[common], help="search each claim's fixture space for a counterexample, shrink and confirm it")
+    h.add_argument("selectors", nargs="*",
+                   help="claim ids, globs, papers, or claim files (.py); none = everything")
+    h.add_argument("--budget", type=float, default=60.0, help="seconds of search per claim (default 60)")
+    h.add_argument("--out", default="reports/hunt", help="output directory (default reports/hunt)")
+    h.add_argument("--profile", help="profile the fixtures are checked at (default quick; confirmation reruns "
+                                      "at thorough; with --replay, the profile recorded in the file)")
+    h.add_argument("--seed", type=int, default=0, help="hunt seed; the same seed replays the same search")
+    h.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                   help="local worker processes (more workers than claims hunt each claim from several seeds)")
+    h.add_argument("--executor", default="pool", help="inprocess | pool | dask")
+    h.add_argument("--scheduler", help="Dask scheduler address for --executor dask")
+    h.add_argument("--random-only", action="store_true",
+                   help="search only the families the claim uses as random fixtures (not its adversarial ones)")
+    h.add_argument("--replay", metavar="FILE", help="rerun a found counterexample (DIR/found/CLAIM.json); "
+                                                   "exit 1 while it still refutes")
+    h.add_argument("--no-report", action="store_true", help="skip the HTML report")
+    h.add_argument("--quiet", action="store_true", help="print only the summary line")
+
+
+def cmd_hunt(args: argparse.Namespace) -> int:
+    """``verify hunt``: exit 1 when a confirmed counterexample is found, 0 when every budget ran out
+    without one, 2 on bad input."""
+    from .claims import REGISTRY
+    from .hunt import hunt, replay
+
+    if args.replay:
+        if args.selectors:
+            raise UsageError("--replay FILE takes no selectors (the file names its claim)")
+        return replay(args.replay, profile=args.profile, builtin=not args.no_builtin)
+    selectors, from_files = _load(args.selectors, not args.no_builtin)
+    claims = REGISTRY.select(selectors) if selectors or not from_files else [REGISTRY[c] for c in from_files]
+    kinds = (S.RANDOM,) if args.random_only else (S.RANDOM, S.ADVERSARIAL)
+    outcome = hunt(claims, budget_s=args.budget, out_dir=args.out, profile=args.profile or "quick", seed=args.seed,
+                   jobs=args.jobs, executor=args.executor, scheduler=args.scheduler, kinds=kinds,
+                   selectors=args.selectors, report=not args.no_report, stream=None if args.quiet else sys.stdout)
+    found = [cid for cid, o in outcome.outcomes.items() if o.get("status") == "counterexample"]
+    print(f"{len(outcome.outcomes)} claim(s) hunted; {len(found)} counterexample(s)"
+          + (f": {', '.join(found)}" if found else "") + f"; records: {outcome.records_path}"
+          + (f"; report: {outcome.report_path}" if outcome.report_path else ""))
+    if outcome.interrupted:
+        print(f"interrupted: the records of what finished are in {outcome.out_dir}", file=sys.stderr)
+        return 130
+    return outcome.exit_code
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     handlers = {"list": cmd_list, "run": cmd_run, "show": cmd_show, "report": cmd_report, "diff": cmd_diff,
-                "errata": cmd_errata}
+                "errata": cmd_errata, "hunt": cmd_hunt}
     try:
         return handlers[args.cmd](args)
     except UsageError as exc:

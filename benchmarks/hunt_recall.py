@@ -1,0 +1,181 @@
+"""Recall and false alarms of ``verify hunt`` on the paper catalogue (issue 19, item 4).
+
+Recall: take the printed claims the harness refutes (those declaring an erratum), forget their
+hand-made fixtures (adversarial ones, and the parameters their random fixtures were given: only the
+families they use as random fixtures, at the families' defaults, with the families' declared spaces),
+and hunt each for ``--budget`` seconds. A claim is rediscovered when the hunt reports a *confirmed*
+counterexample.
+
+False alarms: hunt the same way the claims that should hold (the amended forms of the errata, and a
+sample of the theorems the baseline verifies). Any confirmed counterexample there is a false alarm
+(it must be 0); refutations the search found but confirmation rejected are counted apart (they point
+at checks whose quick profile is too coarse, not at the mathematics).
+
+    python3 benchmarks/hunt_recall.py --budget 300 --jobs 2 --out benchmarks/hunt_recall
+
+writes ``OUT/records.jsonl`` etc. (one hunt per set), ``OUT/results.json`` and ``OUT/table.md`` (the
+table for the README). ``--require-space`` (the default) hunts only families that declare a space; on
+a catalogue without declared spaces, ``--seeds-only`` hunts the random families over their seeds, as
+a dry run of the machinery. A printed claim without an erratum but expected refuted (the catalogue
+before errata were declared) is used when no erratum is declared at all, and the table says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def recall_set(registry) -> tuple[list, str]:
+    """The printed claims refuted with an erratum; without any declared, those expected refuted."""
+    printed = [c for c in registry if c.checkable and c.erratum is not None and c.variant != "amended"]
+    if printed:
+        return printed, "claims declaring an erratum"
+    fallback = [c for c in registry if c.checkable and c.expected == "refuted" and not c.derived]
+    return fallback, "claims expected refuted (no erratum declared in this catalogue)"
+
+
+def true_set(registry, baseline: str | None, sample: int, seed: int) -> tuple[list, str]:
+    """Amended claims, plus ``sample`` theorems verified in ``baseline`` (claims of kind theorem first)."""
+    import random as pyrandom
+
+    amended = [c for c in registry if c.checkable and c.amends is not None]
+    verified: list = []
+    if baseline:
+        from verify.records import read_records, split
+        from verify.verdicts import aggregate
+
+        claims, results, _ = split(read_records(baseline))
+        statuses = aggregate(claims.values(), results)
+        ids = {cid for cid, st in statuses.items() if st["status"] == "verified" and st["as_expected"]}
+        pool = [c for c in registry if c.id in ids and c.amends is None and c.expected is None]
+        pool.sort(key=lambda c: (c.kind != "theorem", c.id))
+        theorems = [c for c in pool if c.kind == "theorem"]
+        rest = [c for c in pool if c.kind != "theorem"]
+        rng = pyrandom.Random(seed)
+        verified = rng.sample(theorems, min(sample, len(theorems)))
+        if len(verified) < sample:
+            verified += rng.sample(rest, min(sample - len(verified), len(rest)))
+    return amended + verified, f"{len(amended)} amended claims + {len(verified)} verified claims from the baseline"
+
+
+def huntable(claim, require_space: bool) -> bool:
+    """A claim with at least one random family (with a declared space when ``require_space``)."""
+    fams = [u.family for u in claim.fixtures if u.kind == "random"]
+    return bool(fams) and (not require_space or any(f.space for f in fams))
+
+
+def run_set(name: str, claims: list, args) -> dict:
+    from verify.hunt import hunt
+
+    out = Path(args.out) / name
+    t0 = time.monotonic()
+    run = hunt(claims, budget_s=args.budget, out_dir=out, profile=args.profile, seed=args.seed, jobs=args.jobs,
+               executor=args.executor, kinds=("random",), base="family", report=False,
+               stream=sys.stdout if not args.quiet else None)
+    wall = time.monotonic() - t0
+    rows = []
+    for c in claims:
+        o = run.outcomes.get(c.id, {})
+        f = o.get("found") or {}
+        rows.append({"claim": c.id, "status": o.get("status"), "seconds_to_first": f.get("seconds_to_first"),
+                     "evaluations_to_first": f.get("evaluations_to_first"), "evaluations": o.get("evaluations"),
+                     "shrunk": (f.get("shrunk") or {}).get("fixture"), "unconfirmed": o.get("unconfirmed_count", 0),
+                     "best_slack": (o.get("best") or {}).get("slack"), "reason": o.get("reason")})
+    return {"set": name, "wall_s": round(wall, 1), "rows": rows}
+
+
+def table(recall: dict | None, false: dict | None, args, recall_note: str, true_note: str, skipped: dict) -> str:
+    lines = [f"Hunt budget {args.budget:g} s per claim, profile {args.profile}, seed {args.seed}, {args.jobs} worker(s), "
+             f"random families only, at the families' defaults"
+             + (", declared spaces required" if not args.seeds_only else ", seeds only (dry run)") + ".", ""]
+    if recall:
+        found = [r for r in recall["rows"] if r["status"] == "counterexample"]
+        lines += [f"**Recall**: {len(found)} of {len(recall['rows'])} rediscovered ({recall_note}; "
+                  f"{len(skipped['recall'])} not huntable: {', '.join(skipped['recall']) or 'none'}); "
+                  f"wall {recall['wall_s']:g} s.", "",
+                  "| claim | outcome | time to first (s) | fixtures to first | shrunk counterexample |",
+                  "|---|---|---|---|---|"]
+        for r in recall["rows"]:
+            lines.append(f"| `{r['claim']}` | {r['status']} | {_n(r['seconds_to_first'])} | {_n(r['evaluations_to_first'])} "
+                         f"| {r['shrunk'] or ''} |")
+        lines.append("")
+    if false:
+        alarms = [r for r in false["rows"] if r["status"] == "counterexample"]
+        unconf = sum(int(r["unconfirmed"] or 0) for r in false["rows"])
+        lines += [f"**False alarms**: {len(alarms)} confirmed refutations of {len(false['rows'])} claims that hold "
+                  f"({true_note}); {unconf} search refutations rejected by confirmation; wall {false['wall_s']:g} s.", "",
+                  "| claim | outcome | fixtures | smallest slack | rejected by confirmation |", "|---|---|---|---|---|"]
+        for r in false["rows"]:
+            lines.append(f"| `{r['claim']}` | {r['status']} | {_n(r['evaluations'])} | {_n(r['best_slack'])} | {r['unconfirmed']} |")
+    return "\n".join(lines) + "\n"
+
+
+def _n(x) -> str:
+    if x is None:
+        return ""
+    return f"{x:.3g}" if isinstance(x, float) else str(x)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--budget", type=float, default=300.0, help="seconds of search per claim (default 300)")
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--executor", default="pool")
+    p.add_argument("--profile", default="quick")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", default="benchmarks/hunt_recall")
+    p.add_argument("--baseline", default=str(ROOT / "reports" / "baseline-quick.jsonl"),
+                   help="records whose verified claims feed the false-alarm set")
+    p.add_argument("--sample", type=int, default=10, help="verified claims added to the false-alarm set")
+    p.add_argument("--seeds-only", action="store_true",
+                   help="hunt random families without a declared space too (over their seeds): a dry run")
+    p.add_argument("--only", choices=("recall", "false-alarms"), help="run one of the two sets")
+    p.add_argument("--claims", nargs="*", help="restrict to these claim ids")
+    p.add_argument("--quiet", action="store_true")
+    args = p.parse_args(argv)
+
+    from verify.claims import REGISTRY
+    from verify.discovery import load_package
+
+    load_package("theorems")
+    REGISTRY.validate()
+    require_space = not args.seeds_only
+    recall_claims, recall_note = recall_set(REGISTRY)
+    true_claims, true_note = true_set(REGISTRY, args.baseline if Path(args.baseline).exists() else None,
+                                      args.sample, args.seed)
+    if args.claims:
+        recall_claims = [c for c in recall_claims if c.id in args.claims]
+        true_claims = [c for c in true_claims if c.id in args.claims]
+    skipped = {"recall": [c.id for c in recall_claims if not huntable(c, require_space)],
+               "false": [c.id for c in true_claims if not huntable(c, require_space)]}
+    recall_claims = [c for c in recall_claims if huntable(c, require_space)]
+    true_claims = [c for c in true_claims if huntable(c, require_space)]
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    results: dict = {"args": vars(args), "recall_note": recall_note, "true_note": true_note, "skipped": skipped}
+    recall = false = None
+    if args.only != "false-alarms" and recall_claims:
+        recall = results["recall"] = run_set("recall", recall_claims, args)
+    if args.only != "recall" and true_claims:
+        false = results["false_alarms"] = run_set("false-alarms", true_claims, args)
+    (out / "results.json").write_text(json.dumps(results, indent=1, default=str), encoding="utf-8")
+    md = table(recall, false, args, recall_note, true_note, skipped)
+    (out / "table.md").write_text(md, encoding="utf-8")
+    print(md)
+    alarms = sum(1 for r in (false or {}).get("rows", []) if r["status"] == "counterexample")
+    return 1 if alarms else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
