@@ -321,12 +321,12 @@ def per_point_network(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndar
 GLOBAL_SOURCE = "global convex optimum"
 
 
-def kkt_candidates(X: np.ndarray, y: np.ndarray, D: np.ndarray, rng: np.random.Generator, *,
-                   n_restricted: int = 6, tol: float = 1e-5, clarke: bool = False) -> list[dict]:
-    """Candidate KKT points of (13), each certified by its KKT residuals (<= tol): the global convex optimum over
-    the (p, N) patterns ``D`` mapped to a network (source ``GLOBAL_SOURCE``), the per-point split network, the
-    restricted optima over the patterns that gradient flow reaches (``flow_kkt_candidates``) and over random
-    halves of the patterns."""
+def raw_kkt_candidates(X: np.ndarray, y: np.ndarray, D: np.ndarray, rng: np.random.Generator, *,
+                       n_restricted: int = 6) -> list[tuple]:
+    """Candidate KKT points of (13) as (source, W1, w2, lambda): the global convex optimum over the (p, N) patterns
+    ``D`` mapped to a network (source ``GLOBAL_SOURCE``), the per-point split network, the restricted optima over
+    the patterns that gradient flow reaches (``flow_kkt_candidates``) and over random halves of the patterns.
+    Certify them with ``certify_kkt``."""
     cands = []
     sol = convex.convex_primal(X, y, D)
     if solved(sol):
@@ -342,6 +342,13 @@ def kkt_candidates(X: np.ndarray, y: np.ndarray, D: np.ndarray, rng: np.random.G
         if solved(r) and r["residuals"]["primal_feasibility"] <= 1e-7:
             W1, w2 = convex_to_network(r["U"], r["U2"], tol=1e-6)
             cands.append(("restricted-pattern optimum", W1, w2, r["lam"]))
+    return cands
+
+
+def certify_kkt(X: np.ndarray, y: np.ndarray, cands: list[tuple], *, tol: float = 1e-5,
+                clarke: bool = False) -> list[dict]:
+    """The candidates with their non-convex KKT residuals (``nonconvex_kkt``, B or Clarke), value and
+    ``certified`` (max residual <= tol)."""
     out = []
     for name, W1, w2, lam in cands:
         kkt = nonconvex_kkt(X, y, W1, w2, lam, tau=1e-6, clarke=clarke)
@@ -356,7 +363,7 @@ def flow_kkt_candidates(X: np.ndarray, y: np.ndarray, rng: np.random.Generator, 
     """KKT points of (13) suggested by gradient flow: GD with eta_k = 0.02 / L_k (spec R6) from small balanced
     initialisations to q_min = ``q_stop``; for every separated run, (14) restricted to the activation patterns of its
     significant neurons, mapped to a network (``convex_to_network``). Returns (source, W1, w2, lambda) tuples to be
-    certified by their KKT residuals (``kkt_candidates``)."""
+    certified by their KKT residuals (``certify_kkt``)."""
     W1, w2 = balanced_init(rng, seeds, X.shape[1], m, 1e-4)
     W1, w2 = gd_to_margin(X, y, W1, w2, eta0=0.02, q_stop=q_stop, steps=4000)
     out = []

@@ -27,13 +27,14 @@ from verify.numerics.patterns import is_orthogonally_separable, sample_patterns
 from ._hyp import feasible, full_rank
 from ._numerics import (
     GLOBAL_SOURCE,
+    certify_kkt,
     circle_max,
     complete_patterns,
     convex_dual_printed,
     convex_to_network,
-    kkt_candidates,
     nonconvex_kkt,
     os_closed_form,
+    raw_kkt_candidates,
     solve_convex,
     solved,
 )
@@ -152,7 +153,14 @@ def prop1(fx):
 def _candidates(key: bytes, shape: tuple, ykey: bytes, clarke: bool) -> list[dict]:
     X = np.frombuffer(key).reshape(shape)
     y = np.frombuffer(ykey)
-    return kkt_candidates(X, y, complete_patterns(X), np.random.default_rng(7), clarke=clarke)
+    return certify_kkt(X, y, _raw_candidates(key, shape, ykey), clarke=clarke)
+
+
+@lru_cache(maxsize=64)
+def _raw_candidates(key: bytes, shape: tuple, ykey: bytes) -> list[tuple]:
+    X = np.frombuffer(key).reshape(shape)
+    y = np.frombuffer(ykey)
+    return raw_kkt_candidates(X, y, complete_patterns(X), np.random.default_rng(7))
 
 
 def certified_kkt(fx, clarke: bool = False) -> list[dict]:

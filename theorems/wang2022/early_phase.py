@@ -3,6 +3,8 @@ balanced initialisation (Lemmas 1-3, 7, Corollary 1, Proposition 6, Theorem 1)."
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from fixtures.wang2022 import MC3, SLIDE, fan, gen_gauss, mc_simplex, near_opposite, os_cones, shrink
@@ -177,7 +179,7 @@ def _g_norms(X, lam):
     return float(norms[norms > 1e-12].min()), float(norms.max())
 
 
-LEM2_R0S = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6)
+LEM2_R0S = (1e-2, 1e-4, 1e-5, 1e-6)
 LEM2_DELTA = 0.1
 
 
@@ -263,7 +265,7 @@ def _lem2(fx):
        fixtures=[random(gen_gauss), random(os_cones), adversarial(SLIDE), adversarial(near_opposite),
                  adversarial(near_opposite, eps=1e-4, r0s=(1e-3, 1e-4, 1e-5, 1e-6)),
                  negative(os_cones, mutation="errors O(r0) (exponent 1)")],
-       judged_by="full GD (eta 2e-3, T = 2, 6 neurons, all small) at r0 = 1e-2 ... 1e-6 (adversarial: nearly collinear "
+       judged_by="full GD (eta 2e-3, T = 2, 6 neurons, all small) at r0 = 1e-2, 1e-4, 1e-5, 1e-6 (adversarial: nearly collinear "
                  "opposite-label data, g_min ~ eps/2, r0 down to 1e-12); delta = 0.1; exact d/dt; lambda~ - y/2 in "
                  "the exact form -y tanh(q/2)/2; the bounds at the smallest r0, the trend along r0 and the fitted "
                  "exponent of error (i) over the three smallest r0 (2 from the proof, D.2, within 0.2)")
@@ -498,11 +500,22 @@ positive_matched = hypothesis("a neuron with s = 1 and y^T (X u_0)_+ > 0 exists"
 
 def _alignment_runs(fx, n_neurons, horizon, dt, signs):
     """The idealised early-phase flow (lambda~ = y_k / 2, the r0 -> 0 limit) of n_neurons random unit neurons per
-    output, of which those meeting (9) with a sign in ``signs`` are kept (same draw for every dt)."""
+    output, of which those meeting (9) with a sign in ``signs`` are kept (same draw for every dt). Cached: the
+    printed and amended claims of an erratum share their fixtures and seeds."""
+    X = np.ascontiguousarray(fx["X"], dtype=float)
+    Y = np.ascontiguousarray(np.stack(_label_columns(fx), axis=1), dtype=float)
+    return _alignment_runs_cached(X.tobytes(), X.shape, Y.tobytes(), Y.shape, int(fx.seed), n_neurons, horizon, dt,
+                                  tuple(signs))
+
+
+@lru_cache(maxsize=16)
+def _alignment_runs_cached(Xb, xshape, Yb, yshape, seed, n_neurons, horizon, dt, signs):
+    X = np.frombuffer(Xb).reshape(xshape)
+    Y = np.frombuffer(Yb).reshape(yshape)
     out = []
-    for k, yk in enumerate(_label_columns(fx)):
-        rng = np.random.default_rng([fx.seed, k])
-        X = fx["X"]
+    for k in range(Y.shape[1]):
+        yk = Y[:, k]
+        rng = np.random.default_rng([seed, k])
         U = rng.normal(size=(X.shape[1], n_neurons))
         U /= np.linalg.norm(U, axis=0)
         s = rng.choice([-1.0, 1.0], size=n_neurons) if len(signs) == 2 else np.full(n_neurons, signs[0])
