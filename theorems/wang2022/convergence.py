@@ -243,8 +243,9 @@ def _thm4(fx):
            reading="'almost all' in the measure sense (all but a null set of initial directions and signs), for the "
                    "finite width m of the network; D.7 says 'for almost all initialization we can find two neurons such "
                    "that sign(w_2) = sign(y^T (X w_1)_+) = +-1', which is how the statement is used",
-           second_method="exact sign argument, no integration: the initialisations with every w_2,i > 0 have "
-                         "probability 2^-m > 0; Lemma 1 keeps the signs, so f >= 0 and y_n f(x_n) <= 0 at every "
+           second_method="exact sign argument, no integration: the initialisations with every w_2,i > 0 form an open "
+                         "set of positive Lebesgue measure (probability 2^-m under any sign-symmetric law); Lemma 1 keeps "
+                         "the signs, so f >= 0 and y_n f(x_n) <= 0 at every "
                          "negative point for all t (checked on every fixture); over random seeds with m = 2 about half "
                          "the runs fall in this set (Clopper-Pearson interval below 1)",
            summary="'almost all' fails for finite width: with probability >= 2^(1-m) all output weights share a sign "

@@ -54,6 +54,8 @@ def _binary_checks(ev: Evidence, X: np.ndarray, y: np.ndarray, rng: np.random.Ge
     if not (np.isfinite(P) and solved(dual)):
         ev.inconclusive(f"{prefix}solver status {sol['status']} / {dual['status']}")
         return P
+    ev.accuracy(f"{prefix}SOCP (14): largest recomputed KKT residual", max(sol["residuals"].values()), 1e-5)
+    ev.valid(f"{prefix}SOCP (129) solved (status {dual['status']})", dual["status"] in ("optimal", "optimal_inaccurate"))
     ev.close(f"{prefix}strong duality P*(14) = D*(15)", dual["value"], P, rtol=GAP_RTOL)
     ev.close(f"{prefix}printed (129) sign variant has the same value", dual_printed["value"], P, rtol=GAP_RTOL)
     W1, w2 = convex_to_network(sol["U"], sol["U2"], tol=1e-12)
@@ -105,15 +107,15 @@ def _binary_checks(ev: Evidence, X: np.ndarray, y: np.ndarray, rng: np.random.Ge
        hypotheses=[feasible, full_rank],
        fixtures=[random(gen_gauss, N=10, d=2), random(os_cones), random(sf_mmatrix),
                  adversarial(gen_gauss, N=16, d=3), adversarial(F1), adversarial(F2), adversarial(MC3_binary),
-                 adversarial(collinear_eps, eps=1e-4), negative(INFEAS), negative(os_cones, mutation="network width 1 (m < m*)")],
+                 adversarial(collinear_eps, eps=1e-3), negative(INFEAS), negative(os_cones, mutation="network width 1 (m < m*)")],
        judged_by="SOCP (CLARABEL) over the exactly enumerated P; residuals, V(lambda) and the gap recomputed; "
-                 "relative gap 1e-6")
+                 "relative gap 1e-6; the solve must be certified (largest recomputed KKT residual of (14) <= 1e-5). "
+                 "Ill-conditioned extreme: x_2 = 2 x_1 + eps e with opposite labels, P* ~ 3/eps, at eps = 1e-3 (at "
+                 "eps = 1e-4 CLARABEL's stationarity residual is 1.02e-5, over the certification limit, so that "
+                 "fixture would be inconclusive: a limit of the solver, not of the claim)")
 def prop2(fx):
     ev = Evidence()
     _binary_checks(ev, fx["X"], fx["y"], fx.rng, width_one=fx.mutated())
-    status = solve_convex(fx["X"], fx["y"])["status"]
-    if ev.holds is False and status != "optimal" and not fx.mutated():
-        ev.inconclusive(f"solver status {status}: a failed comparison may be solver inaccuracy")
     ev.note("equivalence needs width m >= m* (spec E8); the mapped network uses one neuron per nonzero block")
     return ev
 
@@ -144,6 +146,7 @@ def prop1(fx):
         obj = obj + cp.sum(cp.norm(U, 2, axis=0)) + cp.sum(cp.norm(U2, 2, axis=0))
     prob = cp.Problem(cp.Minimize(obj), cons)
     prob.solve(solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
+    ev.valid(f"joint program (7) solved (status {prob.status})", prob.status == "optimal")
     ev.close("joint program (7) = sum of the K binary programs", float(prob.value), total, rtol=GAP_RTOL)
     ev.record(joint_value=float(prob.value), sum_of_binary=total)
     return ev

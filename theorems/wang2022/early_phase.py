@@ -685,8 +685,9 @@ def thm1(fx):
            difference="alignment with a Clarke-relaxed g(u, y)"),
        fixtures=[random(SLIDE), random(os_cones), random(gen_gauss, profiles=("standard", "thorough")),
                  negative(os_cones, mutation=REVERSED)],
-       judged_by="as wang2022.thm1 with s = +1 only; plus the first hitting times T(delta) must grow at most "
-                 "logarithmically: T(1e-3) - T(1e-2) <= 2 (T(1e-2) - T(1e-1)) + 1")
+       judged_by="as wang2022.thm1 with s = +1 only. 'T = O(log 1/delta)' has no printed constant (the proof's, App. "
+                 "D.4, grows with the number of activation patterns), so no finite series of delta can refute it: the "
+                 "median first hitting times for delta = 1e-1 ... 1e-4 are recorded, not judged")
 def prop6(fx):
     ev, runs = _alignment_check(fx, relaxed=fx.amended, signs=(1.0,))
     if not fx.mutated():
@@ -695,16 +696,14 @@ def prop6(fx):
 
 
 def _log_growth(ev, runs):
+    """T = O(log 1/delta) has no printed constant (the proof's, App. D.4, grows with the number of patterns), so no
+    finite series of delta can refute it: the first hitting times are recorded, not judged."""
     for r in runs:
         h = r["first_hit"]
-        ok = np.isfinite(h[1e-3])
-        inc1 = h[1e-2][ok] - h[1e-1][ok]
-        inc2 = h[1e-3][ok] - h[1e-2][ok]
-        ev.forall(f"k={r['k']}: [T(1e-3) - T(1e-2)] - 2 [T(1e-2) - T(1e-1)] <= 1 (log growth), every neuron aligned "
-                  "to 1e-3 within H", inc2 - 2 * inc1, 1.0, relation="<=", rtol=0.0, required=False, room=None)
+        ok = np.isfinite(h[1e-4]) if len(r["s"]) else np.zeros(0, dtype=bool)
         if ok.any():
-            ev.record(**{f"k={r['k']}: median T(delta) for delta = 1e-1..1e-4":
-                         [float(np.median(h[d][ok])) for d in (1e-1, 1e-2, 1e-3, 1e-4) if np.isfinite(h[d][ok]).all()]})
+            ev.record(**{f"k={r['k']}: median first time with cos >= 1 - delta, delta = 1e-1..1e-4":
+                         [float(np.median(h[d][ok])) for d in (1e-1, 1e-2, 1e-3, 1e-4)]})
 
 
 @claim("wang2022.prop6.os", kind="proposition", title="Proposition 6 on orthogonally separable data (literal)",
