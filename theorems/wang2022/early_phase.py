@@ -683,7 +683,8 @@ def thm1(fx):
            amended=r"Proposition 6 with the Clarke-relaxed cosine of wang2022.thm1.amended (fractional $D$ entries on the "
                    r"hyperplanes the neuron slides on); literal for orthogonally separable data.",
            difference="alignment with a Clarke-relaxed g(u, y)"),
-       fixtures=[random(SLIDE), random(os_cones), random(gen_gauss, profiles=("standard", "thorough")),
+       fixtures=[random(SLIDE), random(os_cones),
+                 random(gen_gauss, profiles=("standard", "thorough"), expect={"pass", "vacuous"}),
                  negative(os_cones, mutation=REVERSED)],
        judged_by="as wang2022.thm1 with s = +1 only. 'T = O(log 1/delta)' has no printed constant (the proof's, App. "
                  "D.4, grows with the number of activation patterns), so no finite series of delta can refute it: the "
