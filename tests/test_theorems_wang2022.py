@@ -300,3 +300,118 @@ def test_lem3_alignment_reached_at_the_switch_counts_for_event_e2():
           "U0": np.array([[1.0], [0.0]])}
     r = _lem3_events(Fx(), tr, "corrected", 0.1)
     assert r["lem"].all() and r["cor"].all()               # T* = 2.9 (g0 = 1/2) >= T0 = 0.3
+
+
+# ---------------------------------------------------------------------------------------------
+# Second methods of the errata (each independent of the check that refutes the printed statement)
+
+
+def test_lem2_second_method_logistic_derivative_at_zero_is_minus_one_half():
+    import sympy as sp
+
+    q = sp.symbols("q")
+    dl = sp.diff(sp.log(1 + sp.exp(-q)), q)
+    assert dl.subs(q, 0) == sp.Rational(-1, 2)     # lambda~ = -y l'(q) -> y/2, not y/4
+    # so the r0 -> 0 limit of Lemma 2 (i)'s error at t = 0 is ||g(u0, y/4)|| >= g_min > g_min delta / 8
+    from theorems.wang2022.early_phase import _g_norms
+
+    fx = build(gen_gauss)
+    X, y = fx["X"], fx["y"]
+    gmin, _ = _g_norms(X, y / 4)
+    u0 = np.array([1.0, 0.2, -0.3]) / np.linalg.norm([1.0, 0.2, -0.3])
+    limit = np.linalg.norm(X.T @ ((X @ u0 > 0) * y / 4))
+    assert limit >= gmin > gmin * 0.1 / 8
+
+
+def test_thm1_second_method_slide_supremum_is_cos_15_degrees():
+    from theorems.wang2022._numerics import grid_alignment, sup_alignment
+
+    fx = build(SLIDE)
+    X, y = fx["X"], fx["y"]
+    for s in (1.0, -1.0):
+        exact = sup_alignment(X, y, s)
+        grid = grid_alignment(X, y, s)
+        assert exact["matched"]
+        assert exact["sup"] == pytest.approx(np.cos(np.pi / 12), abs=1e-12)
+        assert exact["sup"] - 1e-5 < grid <= exact["sup"] + 1e-12      # the sup is approached, not attained
+    # on orthogonally separable data the supremum is 1 (attained at the class-sum direction, spec R4)
+    fo = build(os_cones)
+    assert sup_alignment(fo["X"], fo["y"], 1.0)["sup"] == pytest.approx(1.0, abs=1e-12)
+
+
+def test_thm2_second_method_split_invariant_initialisation_on_MC3():
+    from theorems.wang2022._numerics import gd_to_margin, normalised_cost
+    from theorems.wang2022.convergence import split_lower_bound
+
+    fx = build(MC3)
+    X, labels, y = fx["X"], fx["labels"], fx["Y"][:, 0]
+    P_split = split_lower_bound(X, labels, 0)
+    assert P_split == pytest.approx(3 / np.linalg.norm(X[0]), rel=1e-9)        # 3.2929
+    assert P_split == pytest.approx(3.2929, abs=1e-4)
+    assert solve_convex(X, y)["value"] == pytest.approx(2.8384, abs=1e-4)
+    # GD from one neuron per class along its class sum: every neuron stays on its class, R -> P_split
+    U = (X / np.linalg.norm(X, axis=1, keepdims=True)).T
+    W1, w2 = gd_to_margin(X, y, 1e-4 * U[None], 1e-4 * np.array([[1.0, -1.0, -1.0]]), eta0=0.02, q_stop=10.0,
+                          steps=1000)
+    active = X @ W1[0] > 0
+    assert np.array_equal(active, np.eye(3, dtype=bool))
+    assert normalised_cost(X, y, W1[0], w2[0]) == pytest.approx(P_split, rel=1e-6)
+
+
+def test_thm4_second_method_all_positive_output_weights_never_separate():
+    from theorems.wang2022._numerics import balanced_init, gd_to_margin
+
+    fx = build(os_cones)
+    X, y = fx["X"], fx["y"]
+    W1, w2 = balanced_init(np.random.default_rng(0), 3, X.shape[1], 4, 1e-2)
+    W1, w2 = gd_to_margin(X, y, W1, np.abs(w2), eta0=0.02, q_stop=10.0, steps=500)
+    assert np.all(w2 > 0)                                   # Lemma 1: signs are kept
+    f = np.einsum("bnm,bm->bn", np.maximum(X @ W1, 0.0), w2)
+    assert np.all(f[:, y < 0] >= 0)                         # negatives never classified
+
+
+def test_def_patterns_second_method_cover_bound_is_zero_at_one_point():
+    import sympy as sp
+
+    from fixtures.wang2022 import low_rank
+    from verify.numerics.patterns import enumerate_patterns
+
+    N, r = 1, 1
+    assert 2 * r * (sp.E * (N - 1) / r) ** r == 0
+    X = build(low_rank, N=1, d=3, r=1)["X"]
+    assert enumerate_patterns(X).D.shape[0] == 2               # {1} and {0}: p = 2 > 0
+    # tightest case N = r = 2: p = 4 <= 4 (e/2)^2 = 7.39
+    assert float(2 * 2 * (sp.E / 2) ** 2) == pytest.approx(7.389, abs=1e-3)
+
+
+def test_lem7_closed_form_supremum_matches_the_maximiser_and_tends_to_one_over_sqrt2():
+    from theorems.wang2022.early_phase import _lem7_maximise, lem7_sup_ratio
+
+    for t in (0.1, 0.5, 0.99):
+        assert _lem7_maximise(t) == pytest.approx(lem7_sup_ratio(t), abs=1e-9)
+    assert lem7_sup_ratio(1 - 1e-9) == pytest.approx(1 / np.sqrt(2), abs=1e-4)
+    assert lem7_sup_ratio(1e-4) == pytest.approx(0.5, abs=1e-6)
+
+
+def test_fig2_dual_set_of_F1_is_the_two_spike_box():
+    fx = build(F1)
+    X = fx["X"]
+    D = complete_patterns(X)
+    tips = np.linalg.norm(X, axis=1)
+    for phi in np.linspace(0, 2 * np.pi, 37):
+        v = np.array([np.cos(phi), np.sin(phi)])
+        assert dual_value(X, v, D) == pytest.approx(np.max(np.abs(v) * tips), rel=1e-9)
+        assert circle_max(X, v) == pytest.approx(np.max(np.abs(v) * tips), rel=1e-6)
+
+
+def test_cor1_comparison_ode_is_slower_than_the_idealised_flow():
+    """Within a fixed pattern z = u^T v obeys z' = ||g(sigma0, y/2)|| (1 - z^2); the printed comparison ODE
+    z' = g0 (a^2 - z^2), g0 = ||g(sigma0, y/4)||, a = sqrt(1 - delta/8), reaches every level later, so
+    T0 <= T_shift(u1^T v1) always (Corollary 1's antecedent is empty)."""
+    from theorems.wang2022.early_phase import _hitting_time
+
+    g, delta, z0 = 0.8, 0.1, 0.1
+    for c in (0.3, 0.6, 0.9, 0.95):
+        actual = _hitting_time(g, 1.0, z0, c)
+        printed = _hitting_time(g / 2, np.sqrt(1 - delta / 8), z0, c)
+        assert printed >= 2 * actual

@@ -51,6 +51,38 @@ def circle_max(X: np.ndarray, lam: np.ndarray, n_grid: int = 20001) -> float:
     return float(np.max(np.abs(lam @ np.maximum(X @ U, 0.0))))
 
 
+def sup_alignment(X: np.ndarray, lam: np.ndarray, s: float, D: np.ndarray | None = None) -> dict:
+    """sup over unit u of cos(u, s X^T D(u) lambda), D(u) = diag(1(Xu > 0)) (Sec. 2), without a trajectory.
+
+    On the open cell of pattern D_j the direction g_j = X^T D_j lambda is fixed, so the supremum over the cell
+    is max over its closure C_j of s g_j^T u / ||g_j|| = v_j^s(lambda) / ||g_j|| (the per-pattern NNLS value of
+    ``convex.dual_certificate``, exact); a unit u on a face has the pattern of an adjacent cell whose closure
+    contains it, and dead patterns (g_j = 0) have no angle. Returns the supremum (-inf when every pattern is
+    dead or has v_j^s = 0), the pattern attaining it and ``matched``: whether some u has s lambda^T (Xu)_+ > 0
+    (sign-matched neurons (9) exist).
+    """
+    D = complete_patterns(X) if D is None else D
+    cert = convex.dual_certificate(lam, X, D)
+    col = 0 if s > 0 else 1
+    v = cert["pattern_values"][:, col]
+    g = np.linalg.norm(X.T @ (D * lam).T, axis=0)
+    cos = np.where((g > 1e-12) & (v > 0), v / np.maximum(g, 1e-300), -np.inf)
+    j = int(np.argmax(cos))
+    return {"sup": float(cos[j]), "pattern": D[j], "matched": bool(v.max() > 1e-12)}
+
+
+def grid_alignment(X: np.ndarray, lam: np.ndarray, s: float, n_grid: int = 200001) -> float:
+    """Brute-force sup of cos(u, s X^T D(u) lambda) over a circle grid (d = 2): the second method for
+    ``sup_alignment`` (the supremum is approached, not attained, at a hyperplane, so the grid value is slightly
+    below it)."""
+    phi = np.linspace(0, 2 * np.pi, n_grid, endpoint=False)
+    U = np.stack([np.cos(phi), np.sin(phi)])
+    G = X.T @ ((X @ U > 0) * lam[:, None])
+    ng = np.linalg.norm(G, axis=0)
+    cos = np.where(ng > 1e-12, s * np.sum(U * G, axis=0) / np.maximum(ng, 1e-300), -np.inf)
+    return float(cos.max())
+
+
 def spike_free_sampled(X: np.ndarray, rng: np.random.Generator, n: int = 20000) -> tuple[float, float]:
     """Definition 2 by sampling: (max ||X^+ (Xu)_+||, max range residual ||(I - X X^+)(Xu)_+||) over unit u.
 
@@ -286,18 +318,23 @@ def per_point_network(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndar
     return U / np.sqrt(nu), y * np.sqrt(nu), y / nx
 
 
-def kkt_candidates(X: np.ndarray, y: np.ndarray, D: np.ndarray, rng: np.random.Generator, *,
-                   n_restricted: int = 6, tol: float = 1e-5, clarke: bool = False) -> list[dict]:
-    """Certified KKT points of (13): the global convex optimum over the (p, N) patterns ``D`` mapped to a
-    network, the per-point split network, and restricted-pattern optima; each kept only if its KKT residuals
-    are <= tol."""
+GLOBAL_SOURCE = "global convex optimum"
+
+
+def raw_kkt_candidates(X: np.ndarray, y: np.ndarray, D: np.ndarray, rng: np.random.Generator, *,
+                       n_restricted: int = 6) -> list[tuple]:
+    """Candidate KKT points of (13) as (source, W1, w2, lambda): the global convex optimum over the (p, N) patterns
+    ``D`` mapped to a network (source ``GLOBAL_SOURCE``), the per-point split network, the restricted optima over
+    the patterns that gradient flow reaches (``flow_kkt_candidates``) and over random halves of the patterns.
+    Certify them with ``certify_kkt``."""
     cands = []
     sol = convex.convex_primal(X, y, D)
     if solved(sol):
         W1, w2 = convex_to_network(sol["U"], sol["U2"], tol=1e-6)
-        cands.append(("global convex optimum", W1, w2, sol["lam"]))
+        cands.append((GLOBAL_SOURCE, W1, w2, sol["lam"]))
     W1, w2, lam = per_point_network(X, y)
     cands.append(("per-point split network", W1, w2, lam))
+    cands += flow_kkt_candidates(X, y, rng)
     p = D.shape[0]
     for _ in range(n_restricted):
         S = rng.choice(p, size=max(2, p // 2), replace=False)
@@ -305,10 +342,40 @@ def kkt_candidates(X: np.ndarray, y: np.ndarray, D: np.ndarray, rng: np.random.G
         if solved(r) and r["residuals"]["primal_feasibility"] <= 1e-7:
             W1, w2 = convex_to_network(r["U"], r["U2"], tol=1e-6)
             cands.append(("restricted-pattern optimum", W1, w2, r["lam"]))
+    return cands
+
+
+def certify_kkt(X: np.ndarray, y: np.ndarray, cands: list[tuple], *, tol: float = 1e-5,
+                clarke: bool = False) -> list[dict]:
+    """The candidates with their non-convex KKT residuals (``nonconvex_kkt``, B or Clarke), value and
+    ``certified`` (max residual <= tol)."""
     out = []
     for name, W1, w2, lam in cands:
         kkt = nonconvex_kkt(X, y, W1, w2, lam, tau=1e-6, clarke=clarke)
         value = float(np.sum(np.linalg.norm(W1, axis=0) * np.abs(w2)))
         out.append({"source": name, "W1": W1, "w2": w2, "lam": lam, "kkt": kkt, "value": value,
                     "certified": kkt["max_residual"] <= tol})
+    return out
+
+
+def flow_kkt_candidates(X: np.ndarray, y: np.ndarray, rng: np.random.Generator, *, seeds: int = 4, m: int = 6,
+                        q_stop: float = 40.0) -> list[tuple]:
+    """KKT points of (13) suggested by gradient flow: GD with eta_k = 0.02 / L_k (spec R6) from small balanced
+    initialisations to q_min = ``q_stop``; for every separated run, (14) restricted to the activation patterns of its
+    significant neurons, mapped to a network (``convex_to_network``). Returns (source, W1, w2, lambda) tuples to be
+    certified by their KKT residuals (``certify_kkt``)."""
+    W1, w2 = balanced_init(rng, seeds, X.shape[1], m, 1e-4)
+    W1, w2 = gd_to_margin(X, y, W1, w2, eta0=0.02, q_stop=q_stop, steps=4000)
+    out = []
+    for b in range(seeds):
+        q = y * (np.maximum(X @ W1[b], 0.0) @ w2[b])
+        if q.min() <= 0:
+            continue
+        size = np.linalg.norm(W1[b], axis=0) * np.abs(w2[b])
+        sig = size >= 1e-3 * size.max()
+        pats = np.unique((W1[b][:, sig].T @ X.T > 0).astype(float), axis=0)
+        r = convex.convex_primal(X, y, pats)
+        if solved(r) and r["residuals"]["primal_feasibility"] <= 1e-7:
+            Wn, wn = convex_to_network(r["U"], r["U2"], tol=1e-6)
+            out.append(("gradient-flow patterns, restricted optimum", Wn, wn, r["lam"]))
     return out

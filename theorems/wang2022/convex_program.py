@@ -26,13 +26,15 @@ from verify.numerics.patterns import is_orthogonally_separable, sample_patterns
 
 from ._hyp import feasible, full_rank
 from ._numerics import (
+    GLOBAL_SOURCE,
+    certify_kkt,
     circle_max,
     complete_patterns,
     convex_dual_printed,
     convex_to_network,
-    kkt_candidates,
     nonconvex_kkt,
     os_closed_form,
+    raw_kkt_candidates,
     solve_convex,
     solved,
 )
@@ -52,6 +54,8 @@ def _binary_checks(ev: Evidence, X: np.ndarray, y: np.ndarray, rng: np.random.Ge
     if not (np.isfinite(P) and solved(dual)):
         ev.inconclusive(f"{prefix}solver status {sol['status']} / {dual['status']}")
         return P
+    ev.accuracy(f"{prefix}SOCP (14): largest recomputed KKT residual", max(sol["residuals"].values()), 1e-5)
+    ev.valid(f"{prefix}SOCP (129) solved (status {dual['status']})", dual["status"] in ("optimal", "optimal_inaccurate"))
     ev.close(f"{prefix}strong duality P*(14) = D*(15)", dual["value"], P, rtol=GAP_RTOL)
     ev.close(f"{prefix}printed (129) sign variant has the same value", dual_printed["value"], P, rtol=GAP_RTOL)
     W1, w2 = convex_to_network(sol["U"], sol["U2"], tol=1e-12)
@@ -103,15 +107,15 @@ def _binary_checks(ev: Evidence, X: np.ndarray, y: np.ndarray, rng: np.random.Ge
        hypotheses=[feasible, full_rank],
        fixtures=[random(gen_gauss, N=10, d=2), random(os_cones), random(sf_mmatrix),
                  adversarial(gen_gauss, N=16, d=3), adversarial(F1), adversarial(F2), adversarial(MC3_binary),
-                 adversarial(collinear_eps, eps=1e-4), negative(INFEAS), negative(os_cones, mutation="network width 1 (m < m*)")],
+                 adversarial(collinear_eps, eps=1e-3), negative(INFEAS), negative(os_cones, mutation="network width 1 (m < m*)")],
        judged_by="SOCP (CLARABEL) over the exactly enumerated P; residuals, V(lambda) and the gap recomputed; "
-                 "relative gap 1e-6")
+                 "relative gap 1e-6; the solve must be certified (largest recomputed KKT residual of (14) <= 1e-5). "
+                 "Ill-conditioned extreme: x_2 = 2 x_1 + eps e with opposite labels, P* ~ 3/eps, at eps = 1e-3 (at "
+                 "eps = 1e-4 CLARABEL's stationarity residual is 1.02e-5, over the certification limit, so that "
+                 "fixture would be inconclusive: a limit of the solver, not of the claim)")
 def prop2(fx):
     ev = Evidence()
     _binary_checks(ev, fx["X"], fx["y"], fx.rng, width_one=fx.mutated())
-    status = solve_convex(fx["X"], fx["y"])["status"]
-    if ev.holds is False and status != "optimal" and not fx.mutated():
-        ev.inconclusive(f"solver status {status}: a failed comparison may be solver inaccuracy")
     ev.note("equivalence needs width m >= m* (spec E8); the mapped network uses one neuron per nonzero block")
     return ev
 
@@ -142,6 +146,7 @@ def prop1(fx):
         obj = obj + cp.sum(cp.norm(U, 2, axis=0)) + cp.sum(cp.norm(U2, 2, axis=0))
     prob = cp.Problem(cp.Minimize(obj), cons)
     prob.solve(solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
+    ev.valid(f"joint program (7) solved (status {prob.status})", prob.status == "optimal")
     ev.close("joint program (7) = sum of the K binary programs", float(prob.value), total, rtol=GAP_RTOL)
     ev.record(joint_value=float(prob.value), sum_of_binary=total)
     return ev
@@ -151,7 +156,14 @@ def prop1(fx):
 def _candidates(key: bytes, shape: tuple, ykey: bytes, clarke: bool) -> list[dict]:
     X = np.frombuffer(key).reshape(shape)
     y = np.frombuffer(ykey)
-    return kkt_candidates(X, y, complete_patterns(X), np.random.default_rng(7), clarke=clarke)
+    return certify_kkt(X, y, _raw_candidates(key, shape, ykey), clarke=clarke)
+
+
+@lru_cache(maxsize=64)
+def _raw_candidates(key: bytes, shape: tuple, ykey: bytes) -> list[tuple]:
+    X = np.frombuffer(key).reshape(shape)
+    y = np.frombuffer(ykey)
+    return raw_kkt_candidates(X, y, complete_patterns(X), np.random.default_rng(7))
 
 
 def certified_kkt(fx, clarke: bool = False) -> list[dict]:
@@ -187,36 +199,44 @@ clarke_kkt_point = hypothesis("a certified Clarke KKT point of (13) is available
 def prop3(fx):
     ev = Evidence()
     target = 0.5 if fx.mutated() else 1.0
+    norm_err, stat, balance = [], [], []
     for c in certified_kkt(fx):
-        norms = c["kkt"]["dual_norms"]
         big = np.abs(c["w2"]) > 1e-8
-        ev.close(f"{c['source']}: ||X^T D^_i lambda|| = {target}", norms[big], np.full(big.sum(), target),
-                 atol=KKT_TOL)
-        ev.le(f"{c['source']}: ||w_1i/w_2i - X^T D^_i lambda|| (relative)", c["kkt"]["stationarity"], 0.0,
-              atol=KKT_TOL)
-        ev.close(f"{c['source']}: balance ||w_1i|| = |w_2i|", np.linalg.norm(c["W1"], axis=0), np.abs(c["w2"]),
-                 rtol=1e-9)
+        norm_err += list(np.abs(c["kkt"]["dual_norms"][big] - target))
+        stat.append(c["kkt"]["stationarity"])
+        balance += list(np.abs(np.linalg.norm(c["W1"], axis=0) - np.abs(c["w2"])) / np.abs(c["w2"]).max())
+    ev.forall(f"| ||X^T D^_i lambda|| - {target:g} |, every neuron with w_2i != 0 of every certified KKT point",
+              norm_err, KKT_TOL, relation="<=", rtol=0.0, room=None)
+    ev.forall("||w_1i/w_2i - X^T D^_i lambda|| (relative), every certified KKT point", stat, KKT_TOL, relation="<=",
+              rtol=0.0, room=None)
+    ev.forall("| ||w_1i|| - |w_2i| | / max |w_2|, every neuron of every certified KKT point", balance, 1e-9,
+              relation="<=", rtol=0.0, room=None)
     return ev
 
 
 def _thm3_comparisons(ev: Evidence, fx, cands: list[dict], mutated: bool) -> None:
+    """Theorem 3 at certified KKT points other than the mapped global optimum (for which it is a tautology): the
+    points gradient flow reaches (restricted to their activation patterns), random restricted-pattern optima and
+    the per-point split network. Every one with a dual-feasible multiplier must have the optimal value."""
     sol = solve_convex(fx["X"], fx["y"])
     P, D = sol["value"], sol["D"]
-    n_feasible = 0
+    ev.accuracy("complete-pattern SOCP (14): largest recomputed KKT residual", max(sol["residuals"].values()), 1e-5)
+    cands = [c for c in cands if c["source"] != GLOBAL_SOURCE]
+    V = [dual_certificate(c["lam"], fx["X"], D).value for c in cands]
+    gap = [abs(c["value"] - P) / P for c in cands]
     for i, c in enumerate(cands):
-        V = dual_certificate(c["lam"], fx["X"], D).value
-        ev.record(**{f"candidate {i} ({c['source']}): value": c["value"], f"candidate {i}: V(lambda)": V})
-        if mutated:
-            ev.close(f"candidate {i} ({c['source']}) is global (mutated: every KKT point)", c["value"], P, rtol=1e-5)
-        elif V <= 1 + 1e-6:
-            n_feasible += 1
-            ev.close(f"candidate {i} ({c['source']}): V(lambda) <= 1 => value = P*", c["value"], P, rtol=1e-5)
-        else:
-            ev.true(f"candidate {i} ({c['source']}): V(lambda) = {V:.4f} > 1 (no conclusion; value "
-                    f"{c['value']:.4f} vs P* {P:.4f})", True)
-            if c["value"] > P * (1 + 1e-5):
-                ev.certify(**{f"candidate {i}: non-global KKT point, dual infeasible": {"value": c["value"], "V": V}})
-    ev.record(P_star=P, dual_feasible_candidates=n_feasible)
+        ev.record(**{f"candidate {i} ({c['source']}): value": c["value"], f"candidate {i}: V(lambda)": V[i]})
+        if V[i] > 1 + 1e-6 and c["value"] > P * (1 + 1e-5):
+            ev.certify(**{f"candidate {i}: non-global KKT point, dual infeasible": {"value": c["value"], "V": V[i]}})
+    if mutated:
+        ev.forall("|value - P*| / P* <= 1e-5 at every certified KKT point (mutated: every KKT point is global)",
+                  gap, 1e-5, relation="<=", rtol=0.0, room=None)
+    else:
+        ev.forall("|value - P*| / P* <= 1e-5 at every certified KKT point with V(lambda) <= 1 (Theorem 3)",
+                  [g for g, v in zip(gap, V) if v <= 1 + 1e-6], 1e-5, relation="<=", rtol=0.0, room=None)
+    ev.record(P_star=P)
+    ev.show(candidates=len(cands), dual_feasible_candidates=sum(v <= 1 + 1e-6 for v in V),
+            from_gradient_flow=sum(c["source"].startswith("gradient-flow") for c in cands))
 
 
 @claim("wang2022.thm3", kind="theorem", title="Theorem 3 (dual feasibility certifies global optimality)",
@@ -225,9 +245,14 @@ def _thm3_comparisons(ev: Evidence, fx, cands: list[dict], mutated: bool) -> Non
                  r"equivalently (17) for all $D_j\in\mathcal{P}$: $\max_{\|u\|\le1,(2D_j-I)Xu\ge0}|\lambda^\top D_jXu|\le1$.",
        uses=["wang2022.prop2", "wang2022.prop3", "wang2022.thm3.equiv16_17"],
        hypotheses=[feasible, b_kkt_point],
-       fixtures=[random(os_cones), random(MC3_binary), adversarial(F1),
+       fixtures=[random(os_cones), random(MC3_binary), adversarial(F1), adversarial(os_cones, Np=3, Nn=3, d=2),
                  negative(MC3_binary, mutation="every KKT point is global")],
-       judged_by="certified KKT points; V(lambda) by exact per-pattern NNLS certificates; value vs P* (1e-5)")
+       judged_by="certified KKT points other than the mapped global optimum: the restricted optima over the patterns "
+                 "gradient flow reaches (4 runs to q_min = 40), over random halves of the patterns, and the split "
+                 "network (KKT residuals <= 1e-5); V(lambda) by exact per-pattern NNLS; value vs P* (1e-5). Proof gap "
+                 "(not an erratum): the statement is for B-KKT points, while Lyu & Li's limits are Clarke KKT points and "
+                 "the global optimum itself can be Clarke-only (wang2022.prop3.global_is_b_kkt, derived); the Clarke "
+                 "version is wang2022.thm3.clarke")
 def thm3(fx):
     ev = Evidence()
     _thm3_comparisons(ev, fx, certified_kkt(fx), fx.mutated())
@@ -238,7 +263,10 @@ def thm3(fx):
        statement=r"The conclusion of Theorem 3 also holds for Clarke-KKT points of (13) ($\hat D_i$ entries in $[0,1]$ "
                  r"on ties), which is what Lyu & Li's limit theorem delivers (spec E9).",
        uses=["wang2022.thm3"], hypotheses=[feasible, clarke_kkt_point],
-       fixtures=[random(gen_gauss, N=8, d=2), random(SLIDE), adversarial(gen_gauss, N=10, d=3),
+       derived="Theorem 3 extended by the harness from B- to Clarke KKT points (D^ entries in [0, 1] on ties), the kind "
+               "of point Lyu & Li's limit theorem delivers; the paper states only the B version",
+       fixtures=[random(gen_gauss, N=8, d=2, expect={"pass", "vacuous"}), random(SLIDE),
+                 adversarial(gen_gauss, N=10, d=3, expect={"pass", "vacuous"}),
                  negative(MC3_binary, mutation="every KKT point is global")],
        judged_by="as thm3 with the Clarke KKT predicate")
 def thm3_clarke(fx):
@@ -270,13 +298,19 @@ def thm3_equiv(fx):
                  r"minimiser of (13) is a KKT point in terms of the B-subdifferential, so Proposition 3 / Theorem 3 "
                  r"apply to it.",
        uses=["wang2022.prop3"], hypotheses=[feasible, full_rank], expected="refuted",
+       derived="not printed: the harness's reading of what the proof of Theorem 4 (D.7) needs when it applies "
+               "Proposition 3 and Theorem 3 (stated for B-KKT points) to the limit of gradient flow, which Lyu & Li "
+               "(2019) give as a Clarke KKT point; recorded as a proof gap under Theorem 3's B-KKT hypothesis",
        expected_reason="the optimum can be Clarke-only: a neuron on x_n's hyperplane needs a fractional D^ entry "
                        "(SLIDE: 0.866; Gaussian data: generic). Theorem 3 for Clarke KKT points is wang2022.thm3.clarke "
                        "(spec E9)",
-       fixtures=[random(SLIDE), random(gen_gauss, N=10, d=3), adversarial(gen_gauss, N=8, d=2),
+       fixtures=[random(SLIDE), random(gen_gauss, N=10, d=3, expect={"inconclusive"}),
+                 adversarial(gen_gauss, N=8, d=2, expect={"inconclusive"}),
                  negative(SLIDE, mutation="Clarke KKT point claimed not to exist")],
        judged_by="B-KKT residuals (boundary D^ entries in {0,1}, tie tolerance 1e-5) of the mapped convex optimum "
-                 f"<= {KKT_TOL}; the Clarke residual is recorded")
+                 f"<= {KKT_TOL}; the Clarke residual is recorded. On Gaussian data the mapped optimum is sometimes not "
+                 "even certified as a Clarke KKT point (residual ~3e-3, solver accuracy at ties): that fixture is then "
+                 "inconclusive, which is expected")
 def prop3_global_is_b_kkt(fx):
     ev = Evidence()
     X, y = fx["X"], fx["y"]

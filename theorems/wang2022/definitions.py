@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from fixtures.wang2022 import F1, F2, OBTUSE_SAME, SLIDE, gen_gauss, sf_mmatrix
-from verify import Evidence, adversarial, claim, negative, not_checkable, random
-from verify.numerics.patterns import is_spike_free
+from fixtures.wang2022 import F1, F2, OBTUSE_SAME, SLIDE, gen_gauss, low_rank, os_cones, sf_mmatrix
+from verify import Evidence, adversarial, claim, erratum, hypothesis, negative, not_checkable, random
+from verify.numerics.patterns import cover_count, enumerate_patterns, is_spike_free
 
 from ._numerics import spike_free_sampled
 
@@ -21,8 +23,6 @@ for cid, title, stmt in [
      r"$x_n^\top x_{n'} > 0$ if $y_n = y_{n'}$ and $x_n^\top x_{n'} \le 0$ otherwise."),
     ("wang2022.def.os_mc", "orthogonal separability among multiple classes (Sec. 2)",
      r"$x_n^\top x_{n'} > 0$ if $n, n'$ share a class and $\le 0$ otherwise."),
-    ("wang2022.def.patterns", "activation patterns P (eq. 6)",
-     r"$\mathcal{P} = \{\mathrm{diag}(1(Xw \ge 0)) : w \in \mathbb{R}^d\} = \{D_1,\dots,D_p\}$."),
     ("wang2022.def.rectified_ellipsoid", "rectified ellipsoid Q and its absolute polar Q* (eq. 10)",
      r"$\mathcal{Q} = \{(Xu)_+ : \|u\|_2 \le 1\}$, $\mathcal{Q}^* = \{\lambda : \max_{z\in\mathcal{Q}} |\lambda^\top z| \le 1\}$."),
     ("wang2022.def.lambda_tilde", "dual variable of the flow (eq. 19)",
@@ -71,4 +71,60 @@ def def2(fx):
     else:
         ev.true("a sampled u certifies 'not spike-free'", sampled_violation,
                 detail=f"max norm {zmax:.6f}, range residual {resid:.3e}")
+    return ev
+
+
+def _two_points_if_amended(fx):
+    n = fx["X"].shape[0]
+    if not fx.amended:
+        return True, None, "printed statement: any N"
+    return n >= 2, float(n - 2), "(amended) N >= 2"
+
+
+at_least_two_points = hypothesis("(amended) N >= 2", _two_points_if_amended,
+                                 description="the amended Cover bound; the printed one is stated for every N")
+
+NO_2R = "factor 2r dropped: p <= (e(N-1)/r)^r"
+
+
+@claim("wang2022.def.patterns", kind="definition", title="activation patterns P (eq. 6) and Cover's bound on p",
+       statement=r"$\mathcal{P} = \{\mathrm{diag}(1(Xw \ge 0)) : w \in \mathbb{R}^d\} = \{D_1,\dots,D_p\}$ and "
+                 r"$p \le 2r\,(e(N-1)/r)^r$ with $r = \mathrm{rank}(X)$ (Cover, 1965).",
+       hypotheses=[at_least_two_points],
+       erratum=erratum(
+           kind="imprecision",
+           location="Sec. 2, after eq. (6) (p. 3)",
+           printed="From (Cover, 1965), we have an upper bound p <= 2r (e(N-1)/r)^r where r = rank(X).",
+           reading="the OCR reads 'P <= 2r (e(NT))'; the bound is the one of Pilanci & Ergen (2020), which the paper "
+                   "follows for (7), p <= 2r (e(N-1)/r)^r; p = |P| with P defined by eq. (6) ('>=', so w = 0 gives "
+                   "D = I); the statement puts no condition on N",
+           second_method="exact arithmetic: for N = 1 (x_1 != 0, r = 1), P = {diag(1), diag(0)} (w with x_1^T w >= 0 "
+                         "or < 0), so p = 2, while 2r (e(N-1)/r)^r = 2 (e 0)^1 = 0 exactly (sympy, in the tests); for "
+                         "every N >= 2 the enumerated p stays below the bound (tightest at N = r = 2: 4 <= 7.39)",
+           summary="the printed bound is 0 at N = 1 while p = 2: Cover's estimate needs N >= 2 (any rank); harmless",
+           amended=r"$p \le 2r\,(e(N-1)/r)^r$ for $N \ge 2$ (the exact count for rows in general position is "
+                   r"$2\sum_{k<r}\binom{N-1}{k}$).",
+           difference="adds N >= 2"),
+       fixtures=[random(gen_gauss), random(gen_gauss, N=12, d=2), random(low_rank), random(sf_mmatrix),
+                 random(low_rank, N=1, d=3, r=1, expect={"vacuous"}), adversarial(sf_mmatrix, N=2, d=2),
+                 adversarial(low_rank, N=2, d=3, r=1), adversarial(os_cones, Np=20, Nn=20, d=4),
+                 negative(sf_mmatrix, N=2, d=2, mutation=NO_2R)],
+       judged_by="exact enumeration of the open cells (patterns.enumerate_patterns, certified complete) plus D = I "
+                 "(w = 0): all of P for rows in general position in their span; Cover's exact count "
+                 "2 sum_{k<r} C(N-1, k) recorded beside. Class: full row rank N = r (the bound's tightest case, N = r = "
+                 "2), rank-deficient r < d, r = 1, N up to 40, and the edge N = 1 (outside the amended statement)")
+def def_patterns(fx):
+    ev = Evidence()
+    X = fx["X"]
+    N = X.shape[0]
+    ps = enumerate_patterns(X)
+    ev.valid("pattern enumeration certified complete", bool(ps.complete))
+    P = {tuple(row) for row in ps.D.astype(int)} | {(1,) * N}    # eq. (6) with '>=': w = 0 gives D = I
+    r = int(np.linalg.matrix_rank(X))
+    bound = 2 * r * (math.e * (N - 1) / r) ** r
+    if fx.mutated(NO_2R):
+        bound /= 2 * r
+    ev.le("p = |P| <= 2r (e(N-1)/r)^r" + (f" [{NO_2R}]" if fx.mutated() else ""), float(len(P)), bound, rtol=0.0)
+    ev.record(p=len(P), open_cells=int(ps.D.shape[0]), rank=r, N=N, cover_exact_count=cover_count(N, r),
+              bound=bound)
     return ev

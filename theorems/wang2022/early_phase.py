@@ -3,14 +3,27 @@ balanced initialisation (Lemmas 1-3, 7, Corollary 1, Proposition 6, Theorem 1)."
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from fixtures.wang2022 import MC3, SLIDE, fan, gen_gauss, mc_simplex, near_opposite, os_cones, shrink
-from verify import Evidence, adversarial, claim, hypothesis, judge_trend, negative, random
+from verify import (
+    Evidence,
+    adversarial,
+    claim,
+    erratum,
+    hypothesis,
+    judge_slope,
+    judge_trend,
+    negative,
+    random,
+)
 from verify.numerics.nets import gradient, loss_weights
+from verify.numerics.patterns import is_orthogonally_separable
 
 from ._hyp import orthogonally_separable
-from ._numerics import clarke_alignment, complete_patterns, sphere_flow
+from ._numerics import clarke_alignment, complete_patterns, grid_alignment, sphere_flow, sup_alignment
 
 DELTAS = (1e-1, 1e-2, 1e-3)
 
@@ -99,29 +112,60 @@ def lem1(fx):
     return ev
 
 
+LEM7_T = (0.05, 0.3, 0.6, 0.9, 0.99, 0.999, 1 - 1e-6)
+
+
+def lem7_sup_ratio(t: float) -> float:
+    """Closed-form sup of ||a/||a|| - b/||b|| || / (2 delta / c) over ||a - b|| <= delta, ||a|| >= c, at
+    t = delta / c: the worst case is ||a|| = c and b on the tangent from 0 to the ball B(a, delta), angle
+    arcsin(t), so the sup is sqrt(2 - 2 sqrt(1 - t^2)) / (2t), increasing from 1/2 (t -> 0) to 1/sqrt(2) (t -> 1)."""
+    return float(np.sqrt(2 - 2 * np.sqrt(1 - t * t)) / (2 * t))
+
+
+def _lem7_ratio(t: float, rho, s, psi):
+    """LHS / (2 delta / c) with c = 1, delta = t, a = (rho, 0), b = a + t s (cos psi, sin psi): by rotation
+    invariance the ratio depends on a, b only through ||a|| = rho >= 1, ||b - a|| = t s <= t and the angle psi
+    (the plane of a and b - a), whatever the dimension d."""
+    bx, by = rho + t * s * np.cos(psi), t * s * np.sin(psi)
+    nb = np.hypot(bx, by)
+    return np.hypot(1 - bx / nb, by / nb) / (2 * t)
+
+
+def _lem7_maximise(t: float) -> float:
+    """Numerical max of the ratio over (rho >= 1, s <= 1, psi): a grid of 2001 x 5 x 3 points, then L-BFGS-B
+    from the best grid point (a method independent of the closed form ``lem7_sup_ratio``)."""
+    from scipy.optimize import minimize
+
+    psi = np.linspace(0.0, np.pi, 2001)
+    R, S, P = np.meshgrid([1.0, 1.01, 1.1, 1.5, 2.0], [0.5, 0.9, 1.0], psi, indexing="ij")
+    vals = _lem7_ratio(t, R, S, P)
+    k = np.unravel_index(int(np.argmax(vals)), vals.shape)
+    x0 = np.array([R[k], S[k], P[k]])
+    res = minimize(lambda z: -_lem7_ratio(t, *z), x0, method="L-BFGS-B",
+                   bounds=[(1.0, 3.0), (0.0, 1.0), (0.0, np.pi)], options={"ftol": 1e-15, "gtol": 1e-12})
+    return float(max(vals[k], -res.fun))
+
+
 @claim("wang2022.lem7", kind="lemma", title="Lemma 7 (perturbation of normalised vectors)",
        statement=r"If $0<\delta<c$, $\|a-b\|\le\delta$ and $\|a\|\ge c$, then $\|a/\|a\| - b/\|b\|\| \le 2\delta/c$.",
-       fixtures=[random(gen_gauss), adversarial(gen_gauss, d=20), negative(gen_gauss, mutation="bound delta / (2c)")],
-       judged_by="20000 random triples incl. worst cases (e orthogonal to a, delta -> c), exact inequality 1e-12")
+       fixtures=[random(gen_gauss), negative(gen_gauss, mutation="bound delta / c (factor 2 dropped)")],
+       judged_by="maximisation, not sampling: by rotation invariance the ratio LHS / (2 delta / c) depends only on "
+                 "t = delta / c, ||a|| / c >= 1, ||a - b|| / delta <= 1 and one angle, whatever d; at t from 0.05 to the "
+                 "class's extreme t -> 1 (1 - 1e-6: b near the tangent from the origin, ||b|| -> 0) a grid plus "
+                 "L-BFGS-B maximises it; the maximum must agree with the closed-form sup sqrt(2 - 2 sqrt(1 - t^2)) / (2t) "
+                 "(which rises to 1/sqrt 2 = 0.7071) to 1e-6 and stay <= 1")
 def lem7(fx):
     ev = Evidence()
-    d = fx["X"].shape[1]
-    rng = fx.rng
-    n = 20000
-    a = rng.normal(size=(n, d))
-    na = np.linalg.norm(a, axis=1)
-    c = na * rng.uniform(0.05, 1.0, size=n)
-    delta = c * rng.uniform(0.0, 1.0, size=n) ** 0.2
-    e = rng.normal(size=(n, d))
-    half = n // 2
-    e[:half] -= (np.sum(e[:half] * a[:half], axis=1) / na[:half] ** 2)[:, None] * a[:half]
-    e *= (delta * rng.uniform(0.9, 1.0, size=n) ** 0.1 / np.linalg.norm(e, axis=1))[:, None]
-    b = a + e
-    lhs = np.linalg.norm(a / na[:, None] - b / np.linalg.norm(b, axis=1)[:, None], axis=1)
-    bound = delta / (2 * c) if fx.mutated() else 2 * delta / c
-    ratio = lhs / bound
-    ev.le("max LHS / bound", float(ratio.max()), 1.0, rtol=1e-12)
-    ev.record(max_ratio=float(ratio.max()))
+    found = np.array([_lem7_maximise(t) for t in LEM7_T])
+    exact = np.array([lem7_sup_ratio(t) for t in LEM7_T])
+    ev.accuracy("maximiser vs closed-form sup of the ratio (max |difference|)", float(np.max(np.abs(found - exact))),
+                1e-6)
+    factor = 2.0 if fx.mutated() else 1.0   # bound delta / c instead of 2 delta / c
+    ev.forall("LHS / bound <= 1 at the maximiser, for each t = delta / c" + (" (bound delta / c)" if fx.mutated() else ""),
+              factor * found, 1.0, relation="<=", rtol=1e-12)
+    ev.record(t=list(LEM7_T), max_ratio_found=found, closed_form_sup=exact, supremum_t_to_1=1 / np.sqrt(2))
+    ev.add_series("worst LHS / (2 delta / c) along t = delta / c", list(LEM7_T), {"maximised": found, "closed form": exact},
+                  xlabel="delta / c", ylabel="ratio", reference=1.0)
     return ev
 
 
@@ -135,62 +179,98 @@ def _g_norms(X, lam):
     return float(norms[norms > 1e-12].min()), float(norms.max())
 
 
-def _lem2_sup_errors(fx, r0, c, T=2.0, eta=2e-3, m=6):
-    X, y = fx["X"], fx["y"]
+LEM2_R0S = (1e-2, 1e-4, 1e-5, 1e-6)
+LEM2_DELTA = 0.1
+
+
+def _lem2_init(fx, m=6):
+    X = fx["X"]
     rng = np.random.default_rng(fx.seed)
     U = rng.normal(size=(X.shape[1], m))
     U /= np.linalg.norm(U, axis=0)
-    s = rng.choice([-1.0, 1.0], size=m)
+    return U, rng.choice([-1.0, 1.0], size=m)
+
+
+def _lem2_sup_errors(fx, r0, c, T=2.0, eta=2e-3):
+    """sup over [0, T] and over the neurons of (i) ||g(u, lambda~) - g(u, c y)|| and (ii) ||d/dt g(u, lambda~)||
+    along GD (all neurons start at scale r0). lambda~ - y/2 = -y tanh(q/2) / 2 exactly, used so that errors
+    of order r0^2 stay accurate below the rounding level of lambda~ itself."""
+    X, y = fx["X"], fx["y"]
+    U, s = _lem2_init(fx)
     e1 = e2 = 0.0
-    for W1, w2, lt, G1, G2 in _gd_trajectory(X, y, r0 * U, r0 * s, eta, int(T / eta)):
+    for W1, w2, _lt, G1, G2 in _gd_trajectory(X, y, r0 * U, r0 * s, eta, int(T / eta)):
         Z = X @ W1
         A = Z > 0
-        e1 = max(e1, float(np.max(np.linalg.norm(X.T @ (A * (lt - c * y)[:, None]), axis=0))))
         q = y * (np.maximum(Z, 0.0) @ w2)
+        diff = (0.5 - c) * y - 0.5 * y * np.tanh(q / 2)
+        e1 = max(e1, float(np.max(np.linalg.norm(X.T @ (A * diff[:, None]), axis=0))))
         dq = y * (np.maximum(Z, 0.0) @ G2 + (A * (X @ G1)) @ w2)
         dlt = -y * np.exp(q - 2 * np.logaddexp(0.0, q)) * dq
         e2 = max(e2, float(np.max(np.linalg.norm(X.T @ (A * dlt[:, None]), axis=0))))
     return e1, e2
 
 
-def _lem2(fx, c, delta=0.1):
+def _lem2(fx):
+    """Lemma 2 with lambda~ compared with c y: c = 1/4 as printed, 1/2 amended (spec E3)."""
     ev = Evidence()
     X, y = fx["X"], fx["y"]
+    c = 0.5 if fx.amended else 0.25
     gmin, gmax = _g_norms(X, c * y)
-    r0s = (1.0,) if fx.mutated() else tuple(fx.get("r0s", (1e-2, 1e-4, 1e-6)))
+    r0s = tuple(fx.get("r0s", LEM2_R0S))
     res = [_lem2_sup_errors(fx, r0, c) for r0 in r0s]
-    ev.record(g_min=gmin, g_max=gmax, r0=r0s, sup_e1=[r[0] for r in res], sup_e2=[r[1] for r in res])
-    ev.le(f"(i) sup_t ||g(u, lambda~) - g(u, {c} y)|| at r0 = {r0s[-1]:g}", res[-1][0], gmin * delta / 8, rtol=0.0)
-    ev.le(f"(ii) sup_t ||d/dt g(u, lambda~)|| at r0 = {r0s[-1]:g}", res[-1][1], gmin * delta / 16, rtol=0.0)
-    if len(res) > 1:
-        judge_trend("(i) error along r0 -> 0", [1 / r for r in r0s], [r[0] for r in res], gmin * delta / 8,
-                    scale_label="1/r0", evidence=ev)
+    e1, e2 = np.array([r[0] for r in res]), np.array([r[1] for r in res])
+    ev.record(g_min=gmin, g_max=gmax, r0=r0s, sup_e1=e1, sup_e2=e2)
+    # Exact r0 -> 0 limit, independent of the integration: lambda~ -> -y l'(0) = y/2, so at t = 0 the error (i)
+    # tends to max_i ||g(u_i(0), (1/2 - c) y)|| (0 for c = 1/2; ||g(u_i(0), y/4)|| >= g_min for c = 1/4).
+    U, _ = _lem2_init(fx)
+    limit = float(np.max(np.linalg.norm(X.T @ ((X @ U > 0) * ((0.5 - c) * y)[:, None]), axis=0)))
+    ev.le(f"(i) exact r0 -> 0 limit of the error at t = 0, max_i ||g(u_i(0), (1/2 - {c:g}) y)|| (lambda~ -> y/2)",
+          limit, gmin * LEM2_DELTA / 8, rtol=0.0, atol=1e-15, independent=True, room=None)
+    # 'r0 sufficiently small' is a limit: the bounds are thresholds the errors must fall under, not constants
+    # that could be off by a factor (room None); the rate is judged by the fitted exponent instead.
+    ev.le(f"(i) sup_t ||g(u, lambda~) - g(u, {c:g} y)|| at r0 = {r0s[-1]:g}", e1[-1], gmin * LEM2_DELTA / 8,
+          rtol=0.0, room=None)
+    ev.le(f"(ii) sup_t ||d/dt g(u, lambda~)|| at r0 = {r0s[-1]:g}", e2[-1], gmin * LEM2_DELTA / 16, rtol=0.0,
+          room=None)
+    judge_trend("(i) error along r0 -> 0", [1 / r for r in r0s], e1, gmin * LEM2_DELTA / 8, scale_label="1/r0",
+                evidence=ev)
+    # The proof (App. D.2) bounds both errors by a multiple of e^{2 r(T)}, i.e. O(r0^2): the exponent fitted on
+    # the three smallest r0 (the asymptotic regime; at r0 = 1e-2 the network has left the small-init regime by T).
+    exponent = 1.0 if fx.mutated() else 2.0
+    judge_slope(f"(i) error ~ r0^{exponent:g} (App. D.2)", np.asarray(r0s)[-3:], e1[-3:], predicted=exponent,
+                atol=0.2, evidence=ev, xlabel="r0", ylabel="sup error (i)")
     return ev
 
 
-@claim("wang2022.lem2", kind="lemma", title="Lemma 2 (small initialisation: lambda~ close to y/4), as printed",
+@claim("wang2022.lem2", kind="lemma", title="Lemma 2 (small initialisation: lambda~ close to y/4)",
        statement=r"For $r_0$ small enough, on $[0,T]$: (i) $\|g(u,\tilde\lambda) - g(u, y/4)\| \le g_{\min}\delta/8$; "
                  r"(ii) $\|\frac{d}{dt} g(u,\tilde\lambda)\| \le g_{\min}\delta/16$ where the pattern is locally constant.",
-       uses=["wang2022.lem1"], expected="refuted",
-       expected_reason="lambda~ -> y/2 (l'(0) = -1/2), not y/4: sup error ~ ||g(u, y/4)|| >= g_min for every r0 (spec E3)",
-       fixtures=[random(gen_gauss), random(os_cones), adversarial(near_opposite),
-                 negative(os_cones, mutation="r0 = 1 (not small)")],
-       judged_by="full GD (eta 2e-3, T = 2, 6 neurons, all small) at r0 = 1e-2, 1e-4, 1e-6 (adversarial: r0 down to "
-                 "1e-12 on nearly collinear opposite-label data, g_min ~ eps/2); delta = 0.1; exact d/dt")
-def lem2(fx):
-    return _lem2(fx, 0.25)
-
-
-@claim("wang2022.lem2.amended", kind="lemma", title="Lemma 2 (amended: y/2)", amends="wang2022.lem2",
-       statement=r"Lemma 2 with $y/2$ in place of $y/4$ (also in $g_{\min}$).",
        uses=["wang2022.lem1"],
-       fixtures=[random(gen_gauss), random(os_cones), adversarial(SLIDE),
-                 adversarial(near_opposite, eps=1e-4, r0s=(1e-2, 1e-3, 1e-4)),
-                 negative(os_cones, mutation="r0 = 1 (not small)")],
-       judged_by="as wang2022.lem2; the bound must hold at the smallest r0 (1e-6; adversarial 1e-12) and the error "
-                 "shrink along r0")
-def lem2_amended(fx):
-    return _lem2(fx, 0.5)
+       erratum=erratum(
+           kind="wrong constant or typo",
+           location="Sec. 4, the sentence before Lemma 2, Lemma 2 (i) and eq. (24) (p. 8); App. D.1-D.2",
+           printed="We note that when max_{n in [N]} |q_n| ~ 0, we have lambda~ ~ y/4. ... For all t <= T, we have "
+                   "||g(u(t), lambda~(t)) - g(u(t), y/4)||_2 <= g_min delta / 8.",
+           reading="lambda~_n = -y_n l'(q_n) (eq. 19) with the logistic loss l(q) = log(1 + e^{-q}) of (3); 'r_0 "
+                   "sufficiently small' is the limit r_0 -> 0 at fixed T and delta, as in the proof (D.2), which bounds "
+                   "the error by a multiple of e^{2 r(T)}",
+           second_method="exact, independent of the integration: l'(0) = -1/2 (sympy, in the tests), so lambda~ -> y/2 "
+                         "and the r_0 -> 0 limit of error (i) at t = 0 is max_i ||g(u_i(0), y/4)|| >= g_min > g_min delta/8 "
+                         "(computed in the check); GD at r_0 = 1e-2 ... 1e-6 shows the error flattening at that value",
+           summary="lambda~ tends to y/2, not y/4 (l'(0) = -1/2): error (i) tends to ||g(u, y/4)|| >= g_min, never "
+                   "below g_min delta / 8",
+           amended=r"Lemma 2 with $y/2$ in place of $y/4$ (also in $g_{\min}$, eq. 24): for $r_0$ small enough both "
+                   r"bounds hold on $[0,T]$, and both errors are $O(r_0^2)$.",
+           difference="y/4 -> y/2 in Lemma 2 (i) and in g_min"),
+       fixtures=[random(gen_gauss), random(os_cones), adversarial(SLIDE), adversarial(near_opposite),
+                 adversarial(near_opposite, eps=1e-4, r0s=(1e-3, 1e-4, 1e-5, 1e-6)),
+                 negative(os_cones, mutation="errors O(r0) (exponent 1)")],
+       judged_by="full GD (eta 2e-3, T = 2, 6 neurons, all small) at r0 = 1e-2, 1e-4, 1e-5, 1e-6 (adversarial: nearly collinear "
+                 "opposite-label data, g_min ~ eps/2, r0 down to 1e-12); delta = 0.1; exact d/dt; lambda~ - y/2 in "
+                 "the exact form -y tanh(q/2)/2; the bounds at the smallest r0, the trend along r0 and the fitted "
+                 "exponent of error (i) over the three smallest r0 (2 from the proof, D.2, within 0.2)")
+def lem2(fx):
+    return _lem2(fx)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -249,7 +329,9 @@ def _lem3_trajectory(fx, n_neurons, dt=2e-3, horizon=10.0):
 def _lem3_events(fx, tr, variant, delta):
     """Lemma 3's disjunction (E1 or E2) and Corollary 1's implication per neuron, for one variant of the
     constants: printed (g0 with y/4, a = sqrt(1 - delta/8)), corrected (y/2, sqrt(1 - delta/4)), mutated
-    (printed bounds / 4). Neurons with no event before the horizon and T* beyond it are undecided."""
+    (printed bounds / 4). Neurons with no event before the horizon and T* beyond it are undecided. For the
+    switched neurons also (T0, T_shift(u1^T v1)); T_shift is undefined (log of a negative number) when
+    u1^T v1 >= a, and such neurons are left out of the comparison T0 <= T_shift."""
     X, y = fx["X"], fx["y"]
     lam_g0 = y / 4 if variant == "printed" else y / 2
     a = np.sqrt(1 - delta / 4) if variant == "corrected" else np.sqrt(1 - delta / 8)
@@ -257,7 +339,8 @@ def _lem3_events(fx, tr, variant, delta):
     g0 = np.linalg.norm(X.T @ ((tr["sig0"] > 0) * lam_g0[:, None]), axis=0)
     z0, T0, c1, ta, dt = tr["z0"], tr["T0"], tr["c1"], tr["t_align"][delta], tr["dt"]
     n = len(z0)
-    ok, slack, cor, n_ante, undecided, cor_gap = [], [], [], 0, 0, -np.inf
+    ok, slack, who, cor, undecided = [], [], [], [], 0
+    sw_T0, sw_Tshift = [], []
     for i in range(n):
         Tstar = _hitting_time(g0[i], a, z0[i], 1 - delta) / shrink_bound
         if np.isfinite(T0[i]):
@@ -271,21 +354,24 @@ def _lem3_events(fx, tr, variant, delta):
                 t_hit = min(ta[i], T0[i])
                 ok.append(t_hit <= Tstar + 2 * dt)
                 slack.append(Tstar - t_hit)
-            cor_gap = max(cor_gap, float(T0[i] - Tshift))
-            if T0[i] > Tshift + 2 * dt:
-                n_ante += 1
-                cor.append(c1[i] > 1 - delta)
+            who.append(i)
+            if np.isfinite(Tshift):
+                sw_T0.append(T0[i])
+                sw_Tshift.append(Tshift)
+                if T0[i] > Tshift + 2 * dt:        # Corollary 1's antecedent (up to the Euler step)
+                    cor.append(c1[i] > 1 - delta)
         elif not np.isfinite(ta[i]) and Tstar > tr["horizon"] - dt:
             undecided += 1
         else:
             ok.append(ta[i] <= Tstar + 2 * dt)
             slack.append(Tstar - ta[i])
-    slack = np.array(slack) if slack else np.array([np.inf])
-    i = int(np.argmin(slack))
+            who.append(i)
+    k = int(np.argmin(slack)) if slack else None
     return {"lem": np.array(ok, dtype=bool), "cor": np.array(cor, dtype=bool),
-            "switches": int(np.isfinite(T0).sum()), "cor_antecedent": n_ante, "undecided": undecided,
-            "cor_gap": cor_gap,
-            "worst_slack": float(slack[i]), "worst_u0": tr["U0"][:, i] if i < tr["U0"].shape[1] else None}
+            "switches": int(np.isfinite(T0).sum()), "undecided": undecided,
+            "T0": np.array(sw_T0), "Tshift": np.array(sw_Tshift),
+            "worst_slack": float(slack[k]) if k is not None else np.inf,
+            "worst_u0": tr["U0"][:, who[k]] if k is not None else None}
 
 
 def _lem3(fx, variant):
@@ -293,12 +379,12 @@ def _lem3(fx, variant):
     tr = _lem3_trajectory(fx, 20 if fx.profile == "quick" else 60)
     for delta in LEM3_DELTAS:
         r = _lem3_events(fx, tr, variant, delta)
-        ev.true(f"delta={delta}: event (E1) or (E2) holds for all {len(r['lem'])} decided neurons",
-                bool(r["lem"].all()) and len(r["lem"]) > 0,
-                detail=f"{int((~r['lem']).sum())} violations, worst time slack {r['worst_slack']:.3g}",
-                slack=float(r["worst_slack"]))
-        ev.record(**{f"delta={delta}: pattern switches": r["switches"], f"delta={delta}: undecided": r["undecided"],
-                     f"delta={delta}: Cor 1 antecedent held": r["cor_antecedent"]})
+        ev.forall(f"delta={delta}: event (E1) or (E2) holds, every decided neuron (s = +1, lambda~(0)^T (Xu0)_+ > 0)",
+                  r["lem"], relation="true",
+                  detail=f"{int((~r['lem']).sum())} of {len(r['lem'])} violate; worst time slack {r['worst_slack']:.3g}")
+        ev.record(**{f"delta={delta}: undecided": r["undecided"]})
+        ev.show(**{f"delta={delta}: pattern switches": r["switches"],
+                   f"delta={delta}: Cor 1 antecedent held": len(r["cor"])})
         if not r["lem"].all():
             ev.certify(**{f"delta={delta}: u0": r["worst_u0"]})
     ev.note("idealised flow (lambda~ frozen at y/2, the r0 -> 0 limit validated by wang2022.lem2.amended), "
@@ -321,6 +407,9 @@ def lem3(fx):
 
 @claim("wang2022.lem3.corrected", kind="lemma", title="Lemma 3 with the corrected comparison ODE",
        statement=r"Lemma 3 with $g_0 = \|g(\sigma_0, y/2)\|$ and $a = \sqrt{1-\delta/4}$ (the equilibrium of (92); spec E3, E4).",
+       derived="the proof's comparison ODE (92) z' = g0 (1 - delta/4 - z^2) has equilibrium sqrt(1 - delta/4), not the "
+               "printed sqrt(1 - delta/8) of (93) and (26)-(27), and lambda~ -> y/2 (wang2022.lem2); the printed Lemma 3 "
+               "(wang2022.lem3) holds as stated, its proof step (93) does not solve (92)",
        uses=["wang2022.lem3"],
        fixtures=[random(gen_gauss), random(os_cones), adversarial(SLIDE),
                  negative(os_cones, mutation="time bounds divided by 4")],
@@ -329,45 +418,107 @@ def lem3_corrected(fx):
     return _lem3(fx, "mutated" if fx.mutated() else "corrected")
 
 
+_COR1_FIXTURES = [random(gen_gauss), random(os_cones), adversarial(fan, N=40), adversarial(SLIDE),
+                  negative(gen_gauss, mutation="time bounds divided by 4")]
+
+
+def _switch_trajectory(fx):
+    n_neurons = 20 if fx.profile == "quick" else (200 if fx.kind == "adversarial" else 60)
+    return _lem3_trajectory(fx, n_neurons)
+
+
 @claim("wang2022.cor1", kind="corollary", title="Corollary 1 (contrapositive of Lemma 3's first event)",
        statement=r"If the pattern first changes at $T > T_{\rm shift}(v_1^\top u_1)$, then $u_1^\top v_1 > 1-\delta$.",
-       uses=["wang2022.lem3"],
-       fixtures=[random(gen_gauss), random(os_cones), adversarial(fan, N=40), adversarial(SLIDE),
-                 negative(gen_gauss, mutation="time bounds divided by 4")],
-       judged_by="implication over neurons of the idealised flow; records how often the antecedent held and the "
-                 "closest approach max (T0 - T_shift); adversarial fixtures: dense arrangement (40 lines in R^2, "
+       uses=["wang2022.lem3", "wang2022.cor1.antecedent"], expected="vacuous",
+       expected_reason="the antecedent never holds under Lemma 3's hypotheses: the comparison argument of App. D.3 "
+                       "gives T0 <= T_shift(u1^T v1) at every first switch (wang2022.cor1.antecedent), so the corollary "
+                       "is true vacuously; the mutated control (time bounds / 4) makes the antecedent hold and is refuted",
+       fixtures=_COR1_FIXTURES,
+       judged_by="implication over the neurons of the idealised flow whose first switch came after T_shift(u1^T v1) "
+                 "(an empty set is vacuous, never a pass); adversarial fixtures: dense arrangement (40 lines in R^2, "
                  "switches before alignment) and the sliding boundary (SLIDE), 200 neurons")
 def cor1(fx):
     ev = Evidence()
-    n_neurons = 20 if fx.profile == "quick" else (200 if fx.kind == "adversarial" else 60)
-    tr = _lem3_trajectory(fx, n_neurons)
-    if not np.isfinite(tr["T0"]).any():
-        return ev.inconclusive("no pattern switch before the horizon: the implication was not exercised")
+    tr = _switch_trajectory(fx)
     for delta in LEM3_DELTAS:
         r = _lem3_events(fx, tr, "mutated" if fx.mutated() else "printed", delta)
-        ev.true(f"delta={delta}: T0 > T_shift => u1^T v1 > 1 - delta ({r['cor_antecedent']} antecedents)",
-                bool(r["cor"].all()), detail=f"{int((~r['cor']).sum())} violations")
-        ev.record(**{f"delta={delta}: switches": r["switches"],
-                     f"delta={delta}: max (T0 - T_shift) over switched neurons": r["cor_gap"]})
+        ev.forall(f"delta={delta}: u1^T v1 > 1 - delta, every neuron whose first switch T0 > T_shift(u1^T v1)",
+                  r["cor"], relation="true")
+        ev.show(**{f"delta={delta}: switched neurons": r["switches"]})
+    return ev
+
+
+@claim("wang2022.cor1.antecedent", kind="claim", title="Corollary 1's antecedent never holds (comparison argument)",
+       statement=r"Under Lemma 3's hypotheses the first pattern switch happens by $T_{\rm shift}(u_1^\top v_1)$ "
+                 r"(printed constants): $T_0 \le T_{\rm shift}(u_1^\top v_1)$ for every switched neuron with "
+                 r"$u_1^\top v_1 < \sqrt{1-\delta/8}$, so the antecedent of Corollary 1 is never met.",
+       derived="from the proof of Lemma 3 (App. D.3, (94)-(98)): v(t)^T u(t) >= z(t) on [0, T0] by the comparison "
+               "theorem, so the comparison ODE reaches u1^T v1 no earlier than T0; the paper does not state it",
+       uses=["wang2022.lem3"],
+       fixtures=_COR1_FIXTURES,
+       judged_by="every switched neuron of the idealised flow (Euler dt = 2e-3, so T0 <= T_shift + 2 dt); the room "
+                 "T_shift / T0 is about 2 with the printed constants (g0 with y/4 halves the comparison rate)")
+def cor1_antecedent(fx):
+    ev = Evidence()
+    tr = _switch_trajectory(fx)
+    for delta in LEM3_DELTAS:
+        r = _lem3_events(fx, tr, "mutated" if fx.mutated() else "printed", delta)
+        ev.forall(f"delta={delta}: T0 <= T_shift(u1^T v1) + 2 dt, every switched neuron"
+                  + (" (time bounds / 4)" if fx.mutated() else ""), r["T0"], r["Tshift"] + 2 * tr["dt"],
+                  relation="<=", rtol=0.0)
+        ev.show(**{f"delta={delta}: switched neurons": r["switches"]})
     return ev
 
 
 # ---------------------------------------------------------------------------------------------
 # Proposition 6 and Theorem 1 (early alignment)
 
+S_DROPPED = "s dropped (align with +X^T D(u) y_k)"
+REVERSED = "direction reversed (align with -X^T D(u) y)"
+
 
 def _label_columns(fx):
     return [fx["Y"][:, k] for k in range(fx["K"])] if "Y" in fx else [fx["y"]]
 
 
-def _alignment_runs(fx, n_neurons, horizon, dt):
-    out = []
-    for k, yk in enumerate(_label_columns(fx)):
-        rng = np.random.default_rng([fx.seed, k])
+def _matched_predicate(signs):
+    def predicate(fx):
         X = fx["X"]
+        D = complete_patterns(X)
+        per_k = [any(sup_alignment(X, yk, s, D)["matched"] for s in signs) for yk in _label_columns(fx)]
+        return all(per_k), float(sum(per_k)), ("every output k has a unit u with s y_k^T (Xu)_+ > 0 for some s in "
+                                               f"{signs}: sign-matched neurons (9) occur with positive probability")
+    return predicate
+
+
+sign_matched = hypothesis("sign-matched neurons (9) exist for every output", _matched_predicate((1.0, -1.0)),
+                          description="sign(y_k^T (X w_1)_+) = sign(w_2) = s is possible for some s; the check "
+                                      "draws neurons and keeps those meeting (9)")
+positive_matched = hypothesis("a neuron with s = 1 and y^T (X u_0)_+ > 0 exists", _matched_predicate((1.0,)),
+                              description="the initial condition of Proposition 6")
+
+
+def _alignment_runs(fx, n_neurons, horizon, dt, signs):
+    """The idealised early-phase flow (lambda~ = y_k / 2, the r0 -> 0 limit) of n_neurons random unit neurons per
+    output, of which those meeting (9) with a sign in ``signs`` are kept (same draw for every dt). Cached: the
+    printed and amended claims of an erratum share their fixtures and seeds."""
+    X = np.ascontiguousarray(fx["X"], dtype=float)
+    Y = np.ascontiguousarray(np.stack(_label_columns(fx), axis=1), dtype=float)
+    return _alignment_runs_cached(X.tobytes(), X.shape, Y.tobytes(), Y.shape, int(fx.seed), n_neurons, horizon, dt,
+                                  tuple(signs))
+
+
+@lru_cache(maxsize=16)
+def _alignment_runs_cached(Xb, xshape, Yb, yshape, seed, n_neurons, horizon, dt, signs):
+    X = np.frombuffer(Xb).reshape(xshape)
+    Y = np.frombuffer(Yb).reshape(yshape)
+    out = []
+    for k in range(Y.shape[1]):
+        yk = Y[:, k]
+        rng = np.random.default_rng([seed, k])
         U = rng.normal(size=(X.shape[1], n_neurons))
         U /= np.linalg.norm(U, axis=0)
-        s = rng.choice([-1.0, 1.0], size=n_neurons)
+        s = rng.choice([-1.0, 1.0], size=n_neurons) if len(signs) == 2 else np.full(n_neurons, signs[0])
         F = yk @ np.maximum(X @ U, 0.0)
         matched = np.sign(F) == s
         U, s = U[:, matched], s[matched]
@@ -376,152 +527,206 @@ def _alignment_runs(fx, n_neurons, horizon, dt):
     return out
 
 
-def _has_matched(fx):
-    cols = _label_columns(fx)
-    return True, float(len(cols)), "sign-matched neurons (9) are drawn at t = 0 for every output"
-
-
-sign_matched = hypothesis("sign-matched neurons (9) at initialisation", _has_matched,
-                          description="sign(y_k^T (X w_1)_+) = sign(w_2) = s: the alignment check runs on these")
-
-
-def _alignment_cos(X, yk, U, s, best, relaxed, flip):
-    """Per-neuron alignment: Clarke-relaxed at the current state, or the literal best over the run."""
+def _alignment_cos(X, yk, U, s, best, relaxed, s_test):
+    """Per-neuron alignment: Clarke-relaxed at the current state, the literal best over the run, or (mutated
+    controls) the literal cosine with the mutated sign ``s_test`` at the current state."""
     if relaxed:
-        return np.array([clarke_alignment(X, U[:, i], s[i] * yk) for i in range(len(s))])
-    if flip:
+        signs = s if s_test is None else s_test
+        return np.array([clarke_alignment(X, U[:, i], signs[i] * yk) for i in range(len(s))])
+    if s_test is not None:
         G = X.T @ ((X @ U > 0) * yk[:, None])
-        return np.sum(U * G, axis=0) / np.maximum(np.linalg.norm(G, axis=0), 1e-300)
+        return s_test * np.sum(U * G, axis=0) / np.maximum(np.linalg.norm(G, axis=0), 1e-300)
     return best
 
 
-def _alignment_check(fx, relaxed):
-    """'There is a T' with alignment >= 1 - delta: neurons not aligned by the horizon H are continued to 2H,
-    4H and 8H (the statement allows any finite T); the remaining failures are reported."""
+def _flow_alignment(fx, relaxed, dt, horizon, n_neurons, signs):
+    """'There is a T': neurons not aligned by the horizon H are continued to 2H, 4H and 8H (any finite T is
+    allowed); per output the per-neuron cosines (best literal one over the run, or Clarke-relaxed at the end)."""
+    X = fx["X"]
+    out = []
+    for r in _alignment_runs(fx, n_neurons, horizon, dt, signs):
+        yk = r["y"]
+        s_test = (np.ones_like(r["s"]) if fx.mutated(S_DROPPED) else -r["s"] if fx.mutated(REVERSED) else None)
+        U, best = r["U"].copy(), r["best_cos"].copy()
+        cos = _alignment_cos(X, yk, U, r["s"], best, relaxed, s_test)
+        extended = 0
+        for rnd in range(3):
+            late = np.where(cos < 1 - DELTAS[-1])[0]
+            if late.size == 0 or s_test is not None:
+                break
+            extended = int(late.size)
+            more = sphere_flow(X, yk / 2, U[:, late], r["s"][late], dt=dt, steps=int(horizon / dt) * 2 ** rnd)
+            U[:, late] = more["U"]
+            best[late] = np.maximum(best[late], more["best_cos"])
+            cos = _alignment_cos(X, yk, U, r["s"], best, relaxed, s_test)
+        out.append({**r, "U": U, "cos": cos, "extended": extended})
+    return out
+
+
+def _sup_certificate(ev, fx, signs) -> bool:
+    """Trajectory-free necessary condition: a neuron can reach cos(u, s X^T D(u) y_k) >= 1 - delta at some T only
+    if sup over all unit u of that cosine is >= 1 - delta (``sup_alignment``, exact per-pattern NNLS; brute-force
+    circle grid recorded for d = 2). Returns True when it fails for some delta: the conclusion is then impossible
+    for every initialisation, whatever the integrator."""
+    X = fx["X"]
+    D = complete_patterns(X)
+    refutes = False
+    for k, yk in enumerate(_label_columns(fx)):
+        for s in signs:
+            r = sup_alignment(X, yk, s, D)
+            if not r["matched"]:
+                continue
+            for delta in DELTAS:
+                refutes |= not ev.ge(f"k={k}, s={s:+.0f}: sup over unit u of cos(u, s X^T D(u) y_k) >= 1 - {delta:g} "
+                                     "(exact; needed for any T)", r["sup"], 1 - delta, rtol=0.0, independent=True)
+            rec = {f"k={k}, s={s:+.0f}: sup over u of the literal cosine (NNLS)": r["sup"]}
+            if X.shape[1] == 2:
+                rec[f"k={k}, s={s:+.0f}: the same sup on a 200001-point circle grid"] = grid_alignment(X, yk, s)
+            ev.record(**rec)
+            if r["sup"] < 1 - DELTAS[-1]:
+                ev.certify(**{f"k={k}, s={s:+.0f}: best pattern D (sup attained on its closure)": r["pattern"]})
+    return refutes
+
+
+def _alignment_check(fx, relaxed, signs=(1.0, -1.0)):
+    """Literal (printed) or Clarke-relaxed (amended) alignment of every sign-matched neuron at some T. The literal
+    check first tries the trajectory-free certificate; the flow's verdicts must not change when the Euler step
+    is halved (validity of the integration)."""
     ev = Evidence()
-    quick = fx.profile == "quick"
-    dt, horizon = (2e-3, 10.0) if quick else (1e-3, 20.0)
-    runs = _alignment_runs(fx, 30 if quick else 100, horizon, dt)
-    flip = fx.mutated("s dropped (align with +X^T D(u) y_k)")
+    mutated = fx.mutated()
+    if not relaxed and not mutated and _sup_certificate(ev, fx, signs):
+        ev.note("the trajectory-free certificate refutes the literal conclusion for every initialisation; no flow run")
+        return ev, []
+    dt, horizon, n = 2e-3, 10.0, (20 if fx.profile == "quick" else 40)
+    runs = _flow_alignment(fx, relaxed, dt, horizon, n, signs)
+    if not mutated:
+        half = _flow_alignment(fx, relaxed, dt / 2, horizon, n, signs)
+        changed = sum(int(np.sum((a["cos"] >= 1 - d) != (b["cos"] >= 1 - d))) for a, b in zip(runs, half)
+                      for d in DELTAS)
+        ev.valid("Euler step halved (dt/2): the same neurons reach 1 - delta, for every delta", changed == 0,
+                 detail=f"{changed} (neuron, delta) verdicts change")
     label = ("Clarke-relaxed alignment at some T <= 8H" if relaxed
              else "best literal cos(u, s X^T D(u) y_k) over [0, 8H]")
     for r in runs:
-        X, yk = fx["X"], r["y"]
-        s = np.ones_like(r["s"]) if flip else r["s"]
-        U, best = r["U"].copy(), r["best_cos"].copy()
-        cos = _alignment_cos(X, yk, U, s, best, relaxed, flip)
-        extended = 0
-        for _ in range(3):
-            late = np.where(cos < 1 - DELTAS[-1])[0]
-            if late.size == 0 or flip:
-                break
-            extended = int(late.size)
-            more = sphere_flow(X, yk / 2, U[:, late], r["s"][late], dt=dt, steps=int(horizon / dt) * 2 ** _)
-            U[:, late] = more["U"]
-            best[late] = np.maximum(best[late], more["best_cos"])
-            cos = _alignment_cos(X, yk, U, s, best, relaxed, flip)
+        cos = r["cos"]
         for delta in DELTAS:
-            frac = float(np.mean(cos >= 1 - delta))
-            ev.ge(f"k={r['k']}: fraction of {len(s)} sign-matched neurons with {label} >= 1 - {delta:g}", frac, 1.0,
-                  rtol=0.0)
-        i = int(np.argmin(cos))
-        ev.record(**{f"k={r['k']}: min cos": float(cos[i]), f"k={r['k']}: neurons continued past H": extended})
-        if cos[i] < 1 - DELTAS[-1]:
-            ev.certify(**{f"k={r['k']}: worst u0": r["U0"][:, i], f"k={r['k']}: its s": float(r["s"][i]),
-                          f"k={r['k']}: its final u": U[:, i]})
+            ev.forall(f"k={r['k']}: every sign-matched neuron reaches {label} >= 1 - {delta:g}"
+                      + (f" [{fx.mutation}]" if mutated else ""), cos, 1 - delta, relation=">=", rtol=0.0)
+        ev.show(**{f"k={r['k']}: sign-matched neurons": len(cos), f"k={r['k']}: continued past H": r["extended"]})
+        if len(cos):
+            i = int(np.argmin(cos))
+            ev.record(**{f"k={r['k']}: min cos": float(cos[i])})
+            if cos[i] < 1 - DELTAS[-1]:
+                ev.certify(**{f"k={r['k']}: worst u0": r["U0"][:, i], f"k={r['k']}: its s": float(r["s"][i]),
+                              f"k={r['k']}: its final u": r["U"][:, i]})
+    ev.note(f"idealised flow (lambda~ = y_k/2), Euler dt = {dt:g} and {dt / 2:g}, horizon H = {horizon:g}")
     return ev, runs
 
 
-@claim("wang2022.thm1", kind="theorem", title="Theorem 1 (early alignment, any dataset), as printed",
+_THM1_FIXTURES = [random(SLIDE), random(os_cones), random(gen_gauss, profiles=("standard", "thorough")),
+                  random(MC3, profiles=("standard", "thorough")), adversarial(mc_simplex, K=3, n_k=3),
+                  negative(os_cones, mutation=S_DROPPED)]
+
+
+@claim("wang2022.thm1", kind="theorem", title="Theorem 1 (early alignment, any dataset)",
        statement=r"For ANY dataset, scaled initialisation close to 0 and a neuron with (9) "
                  r"$\mathrm{sign}(y_k^\top(Xw_1)_+) = \mathrm{sign}(w_2) = s$: for $\delta\in(0,1)$ there is $T$ with "
                  r"$\cos\angle(w_1(T), sX^\top D(w_1(T))y_k) \ge 1-\delta$.",
-       uses=["wang2022.prop6"], hypotheses=[sign_matched], expected="refuted",
-       expected_reason="Filippov sliding modes: neurons slide along a hyperplane x_n^T u = 0 where u is not parallel to "
-                       "X^T D(u) y (SLIDE: best cos 0.966; ~50% of neurons on Gaussian data; spec E1)",
-       fixtures=[random(gen_gauss), random(MC3), random(os_cones), adversarial(SLIDE),
-                 adversarial(mc_simplex, K=3, n_k=3),
-                 negative(os_cones, mutation="s dropped (align with +X^T D(u) y_k)")],
-       judged_by="idealised early-phase flow (r0 -> 0: lambda~ = y_k/2), Euler dt = 2e-3 / horizon H = 10 (quick), 1e-3 / "
-                 "20; neurons not aligned by H continued to 8H; max of the literal cosine over all steps; delta in "
-                 "{1e-1, 1e-2, 1e-3}")
+       uses=["wang2022.prop6"], hypotheses=[sign_matched],
+       erratum=erratum(
+           kind="false statement",
+           location="Sec. 2.1, Theorem 1 (p. 4); proof App. E.2 through Proposition 6 (App. D.4)",
+           printed="Consider the K-class classification training problem (4) for any dataset. ... Let delta in (0, 1). "
+                   "Suppose that the initialization is sufficiently close to the origin. Then, for k in [K], there exist "
+                   "T = T(delta, k) such that cos angle(w_1^{(k,i_k)}(T), s X^T D(w_1^{(k,i_k)}(T)) y_k) >= 1 - delta.",
+           reading="D(u) = diag(1(Xu > 0)) as defined in Sec. 2 (the zero sub-gradient at kinks, eq. 12, which the "
+                   "paper uses for the flow (18)); 'any dataset' quantifies over all (X, y) and delta over (0, 1)",
+           second_method="trajectory-free and exact: on SLIDE (x_1 = e_1, x_2 = (cos 30, sin 30), y = (1, -1)) the "
+                         "supremum over ALL unit u of cos(u, s X^T D(u) y) is cos 15 deg = 0.96593 for s = +1 and for "
+                         "s = -1 (per-pattern NNLS, and the 200001-point circle grid gives 0.96592), so no trajectory "
+                         "reaches 1 - delta for delta < 0.034 although (9) holds for an open set of neurons; the "
+                         "idealised flow on Gaussian data (Euler, verdicts stable under dt/2) shows sliding neurons too",
+           summary="false on non-orthogonally-separable data: Filippov sliding along a hyperplane keeps u off "
+                   "X^T D(u) y (SLIDE: the best possible cosine is 0.96593 < 1 - delta for delta < 0.034)",
+           amended=r"As Theorem 1 with $D(w_1)$ replaced by some $D(w_1) + \mathrm{diag}(a)$, $a\in[0,1]$ supported on "
+                   r"the near-boundary set $\{n : |x_n^\top u| \le \tau\|x_n\|\}$ ($\tau = 10^{-2}$), the Clarke "
+                   r"sub-gradient at kinks; for orthogonally separable data the literal statement holds (no sliding).",
+           difference="alignment with a Clarke-relaxed D(u) (fractional entries on the hyperplanes the neuron slides on)"),
+       fixtures=_THM1_FIXTURES,
+       judged_by="first the exact certificate sup_u cos(u, s X^T D(u) y_k) >= 1 - delta (per-pattern NNLS over the "
+                 "complete pattern set); where it does not decide, the idealised early-phase flow (r0 -> 0: lambda~ = "
+                 "y_k/2), Euler dt = 2e-3, H = 10, neurons not aligned by H continued to 8H, max of the literal cosine "
+                 "over all steps, every sign-matched neuron (of 20 (quick) / 40 drawn), verdicts required stable under "
+                 "dt/2 = 1e-3; delta in {1e-1, 1e-2, 1e-3}. Class: 'any dataset' is stressed at orthogonally "
+                 "separable data (os_cones, no sliding), the sliding extreme SLIDE (one cross-label pair at 30 deg), "
+                 "generic Gaussian data and K = 3 classes (MC3, simplex)")
 def thm1(fx):
-    return _alignment_check(fx, relaxed=False)[0]
-
-
-@claim("wang2022.thm1.amended", kind="theorem", title="Theorem 1 (amended: Clarke-relaxed alignment)",
-       amends="wang2022.thm1",
-       statement=r"As Theorem 1 with $D(w_1)$ replaced by some $D(w_1) + \mathrm{diag}(a)$, $a\in[0,1]$ supported on the "
-                 r"near-boundary set $\{n : |x_n^\top u| \le \tau\|x_n\|\}$ ($\tau = 10^{-2}$). For orthogonally separable data "
-                 r"the literal statement holds (no sliding).",
-       uses=["wang2022.prop6.amended"], hypotheses=[sign_matched],
-       fixtures=[random(gen_gauss), random(MC3), random(os_cones), adversarial(SLIDE),
-                 negative(os_cones, mutation="s dropped (align with +X^T D(u) y_k)")],
-       judged_by="as wang2022.thm1, relaxed cosine at the horizon by bounded least squares (scipy lsq_linear)")
-def thm1_amended(fx):
-    return _alignment_check(fx, relaxed=True)[0]
+    return _alignment_check(fx, relaxed=fx.amended)[0]
 
 
 @claim("wang2022.prop6", kind="proposition", title="Proposition 6 (alignment within T = O(log 1/delta))",
        statement=r"For (23) with $s=1$, $\|u_0\|=1$, $y^\top(Xu_0)_+>0$, any $\delta$ and small $r_0$ there is "
                  r"$T = O(\log\delta^{-1})$ with $u(T)^\top v(T) \ge 1-\delta$ and $\cos\angle(u(T), g(u(T),y)) \ge 1-\delta$.",
-       uses=["wang2022.lem3", "wang2022.lem2.amended", "wang2022.lem7"], hypotheses=[sign_matched],
-       expected="refuted", expected_reason="same sliding-mode gap as Theorem 1 (spec E1)",
-       fixtures=[random(gen_gauss), random(os_cones), adversarial(SLIDE),
-                 negative(os_cones, mutation="s dropped (align with +X^T D(u) y_k)")],
-       judged_by="as wang2022.thm1 (s = +-1 by the y -> -y symmetry); plus the first hitting times T(delta) must grow "
-                 "at most logarithmically: T(1e-3) - T(1e-2) <= 2 (T(1e-2) - T(1e-1)) + 1")
+       uses=["wang2022.lem3", "wang2022.lem2.amended", "wang2022.lem7"], hypotheses=[positive_matched],
+       erratum=erratum(
+           kind="false statement",
+           location="Sec. 4, Proposition 6 (p. 9); proof App. D.4",
+           printed="For any delta > 0, for sufficiently small r_0, there exists a time T = O(log(delta^{-1})) such that "
+                   "u(T)^T v(T) >= 1 - delta and cos angle(u(T), g(u(T), y)) >= 1 - delta.",
+           reading="g(u, y) = X^T D(u) y with the strict D(u) of eqs. (20)-(21) (sub-gradient 0 at kinks); the flow (23) "
+                   "with s = 1 from any u_0 with y^T (X u_0)_+ > 0, on any data (no hypothesis on X, y is stated)",
+           second_method="trajectory-free and exact: on SLIDE sup over unit u of cos(u, g(u, y)) = cos 15 deg = 0.96593 "
+                         "(per-pattern NNLS; circle grid 0.96592), so no T exists for delta < 0.034; the proof (D.4) "
+                         "chains Lemma 3 over finitely many pattern changes, which a sliding mode does not have",
+           summary="same sliding-mode gap as Theorem 1: the neuron slides on a hyperplane where cos(u, g(u, y)) stays "
+                   "<= 0.96593 (SLIDE)",
+           amended=r"Proposition 6 with the Clarke-relaxed cosine of wang2022.thm1.amended (fractional $D$ entries on the "
+                   r"hyperplanes the neuron slides on); literal for orthogonally separable data.",
+           difference="alignment with a Clarke-relaxed g(u, y)"),
+       fixtures=[random(SLIDE), random(os_cones),
+                 random(gen_gauss, profiles=("standard", "thorough"), expect={"pass", "vacuous"}),
+                 negative(os_cones, mutation=REVERSED)],
+       judged_by="as wang2022.thm1 with s = +1 only. 'T = O(log 1/delta)' has no printed constant (the proof's, App. "
+                 "D.4, grows with the number of activation patterns), so no finite series of delta can refute it: the "
+                 "median first hitting times for delta = 1e-1 ... 1e-4 are recorded, not judged")
 def prop6(fx):
-    ev, runs = _alignment_check(fx, relaxed=False)
+    ev, runs = _alignment_check(fx, relaxed=fx.amended, signs=(1.0,))
     if not fx.mutated():
         _log_growth(ev, runs)
     return ev
 
 
 def _log_growth(ev, runs):
+    """T = O(log 1/delta) has no printed constant (the proof's, App. D.4, grows with the number of patterns), so no
+    finite series of delta can refute it: the first hitting times are recorded, not judged."""
     for r in runs:
         h = r["first_hit"]
-        ok = np.isfinite(h[1e-3])
-        if not ok.any():
-            continue
-        inc1 = h[1e-2][ok] - h[1e-1][ok]
-        inc2 = h[1e-3][ok] - h[1e-2][ok]
-        ev.le(f"k={r['k']}: max [T(1e-3) - T(1e-2)] - 2 [T(1e-2) - T(1e-1)] (log growth)",
-              float(np.max(inc2 - 2 * inc1)), 1.0, rtol=0.0)
-        ev.record(**{f"k={r['k']}: median T(delta) for delta = 1e-1..1e-4":
-                     [float(np.median(h[d][ok])) for d in (1e-1, 1e-2, 1e-3, 1e-4) if np.isfinite(h[d][ok]).all()]})
-
-
-@claim("wang2022.prop6.amended", kind="proposition", title="Proposition 6 (amended: Clarke-relaxed alignment)",
-       amends="wang2022.prop6",
-       statement=r"Proposition 6 with the Clarke-relaxed cosine of wang2022.thm1.amended; literal for orthogonally "
-                 r"separable data.",
-       uses=["wang2022.lem3.corrected", "wang2022.lem2.amended"], hypotheses=[sign_matched],
-       fixtures=[random(gen_gauss), random(os_cones), adversarial(SLIDE),
-                 negative(os_cones, mutation="s dropped (align with +X^T D(u) y_k)")],
-       judged_by="as wang2022.thm1.amended")
-def prop6_amended(fx):
-    return _alignment_check(fx, relaxed=True)[0]
+        ok = np.isfinite(h[1e-4]) if len(r["s"]) else np.zeros(0, dtype=bool)
+        if ok.any():
+            ev.record(**{f"k={r['k']}: median first time with cos >= 1 - delta, delta = 1e-1..1e-4":
+                         [float(np.median(h[d][ok])) for d in (1e-1, 1e-2, 1e-3, 1e-4)]})
 
 
 @claim("wang2022.prop6.os", kind="proposition", title="Proposition 6 on orthogonally separable data (literal)",
        statement=r"For orthogonally separable data the literal alignment of Proposition 6 holds with "
                  r"$T = O(\log\delta^{-1})$, and the limit direction is $\sum_{y_n=1}x_n/\|\cdot\|$ (spec R4).",
+       derived="the amended Proposition 6 specialised to orthogonally separable data, where no sliding mode exists "
+               "(x_n^T g <= 0 at every opposite-label point), with the limit direction of spec R4",
        uses=["wang2022.prop6.amended"], hypotheses=[orthogonally_separable, sign_matched],
        fixtures=[random(os_cones), random(os_cones, d=5, Np=6, Nn=6, profiles=("standard", "thorough")),
                  adversarial(os_cones, theta_deg=44.0),
-                 negative(gen_gauss), negative(os_cones, mutation="s dropped (align with +X^T D(u) y_k)")],
-       judged_by="as wang2022.prop6; plus cos(u(T), s-class sum) >= 1 - 1e-3 for active neurons")
+                 negative(gen_gauss), negative(os_cones, mutation=S_DROPPED)],
+       judged_by="as wang2022.prop6; plus cos(u(T), s-class sum) >= 1 - 1e-3 for every sign-matched neuron")
 def prop6_os(fx):
+    if not is_orthogonally_separable(fx["X"], fx["y"])[0]:
+        return Evidence()   # hypothesis unmet (judged vacuous by the runner): skip the costly flow
     ev, runs = _alignment_check(fx, relaxed=False)
     if fx.mutated():
         return ev
     _log_growth(ev, runs)
     X, y = fx["X"], fx["y"]
-    worst = 1.0
-    for r in runs:
-        for i in range(len(r["s"])):
-            target = X[y == r["s"][i]].sum(axis=0)
-            worst = min(worst, float(r["U"][:, i] @ target / np.linalg.norm(target)))
-    ev.ge("min cos(u(T), sum of the s-class points) (spec R4)", worst, 1 - 1e-3, rtol=0.0)
+    cos = [float(r["U"][:, i] @ X[y == r["s"][i]].sum(axis=0) / np.linalg.norm(X[y == r["s"][i]].sum(axis=0)))
+           for r in runs for i in range(len(r["s"]))]
+    ev.forall("cos(u(T), sum of the s-class points) >= 1 - 1e-3 (spec R4), every sign-matched neuron", cos,
+              1 - 1e-3, relation=">=", rtol=0.0)
     return ev
