@@ -314,7 +314,9 @@ class Erratum:
     errata table. ``amended`` is the amended statement: when given, the same declaration registers the
     amended claim beside the printed one (id ``amended_id``, default ``<id>.amended``) with the same
     hypotheses, fixtures and check (``fx.amended`` tells the check which one it runs); ``difference``
-    says in one line what the amendment changes.
+    says in one line what the amendment changes. ``amended_uses`` replaces the claims the amended
+    statement uses (by default the printed one's: an amended corollary rests on amended lemmas, not on
+    the refuted printed ones).
     """
 
     kind: str
@@ -327,6 +329,7 @@ class Erratum:
     difference: str = ""
     amended_id: str = ""
     amended_title: str = ""
+    amended_uses: tuple | None = None
 
     def describe(self) -> dict:
         return {"kind": self.kind, "location": self.location, "printed": self.printed, "reading": self.reading,
@@ -335,7 +338,8 @@ class Erratum:
 
 
 def erratum(*, kind: str, location: str, printed: str, reading: str, second_method: str, summary: str = "",
-            amended: str = "", difference: str = "", amended_id: str = "", amended_title: str = "") -> Erratum:
+            amended: str = "", difference: str = "", amended_id: str = "", amended_title: str = "",
+            amended_uses: Sequence[str] | None = None) -> Erratum:
     """Declare an erratum (see :class:`Erratum`); every field but the amendment is required."""
     if kind not in S.ERRATUM_KINDS:
         raise UsageError(f"erratum kind {kind!r} is not one of: {', '.join(S.ERRATUM_KINDS)}")
@@ -343,10 +347,10 @@ def erratum(*, kind: str, location: str, printed: str, reading: str, second_meth
                         ("second_method", second_method)):
         if not isinstance(value, str) or not value.strip():
             raise UsageError(f"erratum ({kind}): {name} is empty")
-    if amended_id and not amended:
-        raise UsageError(f"erratum ({kind}): amended_id {amended_id!r} given without an amended statement")
+    if (amended_id or amended_uses is not None) and not amended:
+        raise UsageError(f"erratum ({kind}): amended_id or amended_uses given without an amended statement")
     return Erratum(kind, location, printed, reading, second_method, summary, amended, difference, amended_id,
-                   amended_title)
+                   amended_title, None if amended_uses is None else tuple(amended_uses))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -571,6 +575,8 @@ def claim(cid: str, *, kind: str, statement: str, hypotheses: Sequence[Hypothesi
                       erratum=erratum, derived=derived, variant="printed" if erratum and erratum.amended else "",
                       seed_key=cid, **common))
         if erratum is not None and erratum.amended:
+            if erratum.amended_uses is not None:
+                common["uses"] = erratum.amended_uses
             reg.add(Claim(id=erratum.amended_id or f"{cid}.amended", statement=erratum.amended,
                           title=erratum.amended_title or (f"{title} (amended)" if title else "amended"),
                           amends=cid, variant="amended", seed_key=cid, **common))

@@ -32,13 +32,18 @@ def errata_markdown(paper: str, claims: Iterable[dict], statuses: dict[str, dict
         hold = counts[S.VERIFIED]
         printed_ids = {c["id"] for c in errata}
         wrong = sum(1 for c in errata if statuses.get(c["id"], {}).get("status") == S.ST_REFUTED)
-        other = sum(n for k, n in counts.items() if k not in (S.VERIFIED, S.ST_REFUTED))
         refuted_not_errata = sum(1 for c in checkable if c["id"] not in printed_ids
                                  and statuses.get(c["id"], {}).get("status") == S.ST_REFUTED)
+        rest = [statuses[c["id"]] for c in checkable if c["id"] in statuses
+                and statuses[c["id"]]["status"] not in (S.VERIFIED, S.ST_REFUTED)]
+        by_design = sum(1 for st in rest if st["as_expected"])
+        undecided = len(rest) - by_design
         out.append(f"{len(items)} statements registered, {len(checkable)} checked numerically: **{hold} hold**, "
-                   f"**{wrong} wrong as printed**" + (f", {refuted_not_errata} other refuted" if refuted_not_errata else "")
-                   + (f", {other} undecided or unguarded" if other else "") + f"; {len(items) - len(checkable)} "
-                   "not checkable (with reasons).")
+                   f"**{wrong} wrong as printed**"
+                   + (f", {refuted_not_errata} derived statements refuted" if refuted_not_errata else "")
+                   + (f", {by_design} vacuous or inconclusive as recorded" if by_design else "")
+                   + (f", {undecided} undecided, unguarded or otherwise unexpected" if undecided else "")
+                   + f"; {len(items) - len(checkable)} not checkable (with reasons).")
     else:
         out.append(f"{len(items)} statements registered, {len(checkable)} checkable, {len(errata)} errata declared "
                    "(no run given: outcomes not shown; pass `--records` for them).")
