@@ -357,6 +357,7 @@ def _thm2(fx):
        uses=["wang2022.thm4", "wang2022.prop1", "wang2022.thm1"],
        hypotheses=[orthogonally_separable_multiclass, one_vs_rest_os],
        erratum=erratum(
+           amended_uses=["wang2022.thm4.amended", "wang2022.prop1", "wang2022.thm1.amended"],
            kind="false statement",
            location="Sec. 2.1, Theorem 2 (p. 4); proof App. E.3",
            printed="Suppose that (X, y) in R^{N x d} x [K]^N is orthogonal separable among multiple classes. ... Suppose "

@@ -634,6 +634,7 @@ _THM1_FIXTURES = [random(SLIDE), random(os_cones), random(gen_gauss, profiles=("
                  r"$\cos\angle(w_1(T), sX^\top D(w_1(T))y_k) \ge 1-\delta$.",
        uses=["wang2022.prop6"], hypotheses=[sign_matched],
        erratum=erratum(
+           amended_uses=["wang2022.prop6.amended"],
            kind="false statement",
            location="Sec. 2.1, Theorem 1 (p. 4); proof App. E.2 through Proposition 6 (App. D.4)",
            printed="Consider the K-class classification training problem (4) for any dataset. ... Let delta in (0, 1). "
