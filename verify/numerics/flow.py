@@ -28,19 +28,22 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from ..errors import UsageError
+from . import _jit, _kernels
 from .nets import (
     Loss,
+    _log_count,
     activation,
     activation_derivative,
     balance,
     get_loss,
+    kernel_loss,
     log_loss,
     loss_weights,
     preactivations,
 )
 
-__all__ = ["FlowResult", "gd_step_flops", "gd_steps", "gradient_descent", "integrate_flow", "normalized_gradient_descent",
-           "simulate_log_scale"]
+__all__ = ["FlowResult", "gd_log_time", "gd_step_flops", "gd_steps", "gradient_descent", "integrate_flow",
+           "normalized_gradient_descent", "simulate_log_scale"]
 
 
 class FlowResult(dict):
@@ -163,6 +166,28 @@ def _flat_norm(W, a):
     return np.sqrt(np.sum(W ** 2, axis=(-2, -1)) + np.sum(a ** 2, axis=-1))
 
 
+def _compiled_loss(lf: Loss) -> tuple[int, np.ndarray] | None:
+    """The loss as the compiled kernels take it, or None: numba off, or a user-defined loss."""
+    return kernel_loss(lf) if _jit.ENABLED else None
+
+
+def _kink(alpha, at_kink) -> float:
+    return 0.5 * (1.0 + alpha) if at_kink is None else float(at_kink)
+
+
+def _grow(buffers: list[np.ndarray]) -> list[np.ndarray]:
+    """History buffers with twice the rows (the compiled loops return when theirs are full)."""
+    return [np.concatenate([b, np.empty_like(b)]) for b in buffers]
+
+
+def _gd_steps_compiled(W, a, X, y, spec, alpha, lr, steps, at_kink, reduction):
+    W, a = np.array(W, dtype=np.float64, order="C"), np.array(a, dtype=np.float64, order="C")
+    _kernels.gd_steps(W, a, np.ascontiguousarray(X, dtype=np.float64), np.ascontiguousarray(y, dtype=np.float64),
+                      float(lr), int(steps), float(alpha), _kink(alpha, at_kink), spec[0], spec[1],
+                      _log_count(X.shape[0], reduction))
+    return W, a
+
+
 # ----------------------------------------------------------------------------------------------------------
 # Gradient descent
 # ----------------------------------------------------------------------------------------------------------
@@ -199,6 +224,67 @@ def gradient_descent(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y: np.ndarra
     active = np.ones(B, dtype=bool)
     nsteps = np.zeros(B, dtype=int)
     changes = np.zeros(B)
+    spec = _compiled_loss(lf)
+    if spec is not None:
+        hist = _gradient_descent_compiled(W, a, X, y, spec, alpha, lr, steps, every, stop_margin, at_kink,
+                                          reduction, b0, scale, active, nsteps, changes)
+    else:
+        W, a, hist = _gradient_descent_numpy(W, a, X, y, lf, alpha, lr, steps, every, stop_margin, at_kink,
+                                             reduction, b0, scale, active, nsteps, changes)
+
+    err = None
+    if error_estimate is not None:
+        if error_estimate not in ("prefix", "full"):
+            raise UsageError(f"error_estimate must be 'prefix', 'full' or None; got {error_estimate!r}")
+        P = steps if error_estimate == "full" else min(steps, int(error_prefix))
+        W0b, a0b, *_ = _batched(W0, a0, X, y)
+        if spec is not None:
+            W1, a1 = _gd_steps_compiled(W0b, a0b, X, y, spec, alpha, lr, P, at_kink, reduction)
+            W2, a2 = _gd_steps_compiled(W0b, a0b, X, y, spec, alpha, lr / 2, 2 * P, at_kink, reduction)
+        else:
+            W1, a1 = _run_gd(W0b, a0b, X, y, alpha, lf, lr, P, at_kink, reduction)
+            W2, a2 = _run_gd(W0b, a0b, X, y, alpha, lf, lr / 2, 2 * P, at_kink, reduction)
+        err = 2 * _flat_norm(W1 - W2, a1 - a2) / np.maximum(_flat_norm(W2, a2), np.finfo(float).tiny)
+        err = _unbatch(err, batched)
+    finite = bool(np.all(np.isfinite(W)) and np.all(np.isfinite(a)))
+    reached = stop_margin is None or not active.any()
+    return FlowResult(
+        W=_unbatch(W, batched), a=_unbatch(a, batched), t=_unbatch(nsteps * lr, batched),
+        nsteps=_unbatch(nsteps, batched), history=_finish_history(hist, batched), success=finite and reached,
+        message=("non-finite parameters" if not finite else
+                 "ok" if reached else f"stop_margin {stop_margin} not reached in {steps} steps"),
+        error_estimate=err, sliding=[],
+    )
+
+
+def _gradient_descent_compiled(W, a, X, y, spec, alpha, lr, steps, every, stop_margin, at_kink, reduction,
+                               b0, scale, active, nsteps, changes):
+    """The loop of gradient_descent in compiled code (W, a, active, nsteps, changes updated in place)."""
+    B, m, _ = W.shape
+    n = X.shape[0]
+    rows = min(steps // every + 2, 1024)
+    step = np.empty(rows, dtype=np.int64)
+    buffers = [np.empty((rows, B)) for _ in range(5)]
+    prev = np.zeros((B, m, n), dtype=np.bool_)
+    q, qmin = np.empty((B, n)), np.empty(B)
+    X, y = np.ascontiguousarray(X), np.ascontiguousarray(y)
+    k, row, done = 0, 0, False
+    while not done:
+        if row == len(step):
+            step, *buffers = _grow([step, *buffers])
+        k, row, done = _kernels.gd_run(
+            W, a, X, y, float(lr), steps, every, 0.0 if stop_margin is None else float(stop_margin),
+            stop_margin is not None, float(alpha), _kink(alpha, at_kink), spec[0], spec[1],
+            _log_count(n, reduction), b0, scale, active, nsteps, changes, prev, q, qmin, k, row, step, *buffers)
+    step = step[:row]
+    hist = {"t": step * lr, "step": step}
+    for key, buf in zip(("log_loss", "min_margin", "normalized_margin", "balance_drift", "pattern_changes"), buffers):
+        hist[key] = buf[:row]
+    return hist
+
+
+def _gradient_descent_numpy(W, a, X, y, lf, alpha, lr, steps, every, stop_margin, at_kink, reduction, b0, scale,
+                            active, nsteps, changes):
     prev = None
     hist: dict[str, list] = {k: [] for k in ("t", "step", "log_loss", "min_margin", "normalized_margin",
                                              "balance_drift", "pattern_changes")}
@@ -227,26 +313,7 @@ def gradient_descent(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y: np.ndarra
         a = a - lr * da * active[:, None]
         nsteps += active
         k += 1
-
-    err = None
-    if error_estimate is not None:
-        if error_estimate not in ("prefix", "full"):
-            raise UsageError(f"error_estimate must be 'prefix', 'full' or None; got {error_estimate!r}")
-        P = steps if error_estimate == "full" else min(steps, int(error_prefix))
-        W0b, a0b, *_ = _batched(W0, a0, X, y)
-        W1, a1 = _run_gd(W0b, a0b, X, y, alpha, lf, lr, P, at_kink, reduction)
-        W2, a2 = _run_gd(W0b, a0b, X, y, alpha, lf, lr / 2, 2 * P, at_kink, reduction)
-        err = 2 * _flat_norm(W1 - W2, a1 - a2) / np.maximum(_flat_norm(W2, a2), np.finfo(float).tiny)
-        err = _unbatch(err, batched)
-    finite = bool(np.all(np.isfinite(W)) and np.all(np.isfinite(a)))
-    reached = stop_margin is None or not active.any()
-    return FlowResult(
-        W=_unbatch(W, batched), a=_unbatch(a, batched), t=_unbatch(nsteps * lr, batched),
-        nsteps=_unbatch(nsteps, batched), history=_finish_history(hist, batched), success=finite and reached,
-        message=("non-finite parameters" if not finite else
-                 "ok" if reached else f"stop_margin {stop_margin} not reached in {steps} steps"),
-        error_estimate=err, sliding=[],
-    )
+    return W, a, hist
 
 
 def normalized_gradient_descent(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y: np.ndarray, *,
@@ -285,6 +352,62 @@ def normalized_gradient_descent(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y
     log_time = np.full(B, -np.inf)
     nsteps = np.zeros(B, dtype=int)
     changes = np.zeros(B)
+    spec = _compiled_loss(lf)
+    if spec is not None:
+        hist = _normalized_compiled(W, a, X, y, spec, alpha, lr, Qs, max_steps, every, at_kink, reduction, snaps,
+                                    nxt, b0, scale, log_time, nsteps, changes)
+    else:
+        W, a, hist = _normalized_numpy(W, a, X, y, lf, alpha, lr, Qs, max_steps, every, at_kink, reduction, snaps,
+                                       nxt, b0, scale, log_time, nsteps, changes)
+
+    if not batched:
+        snaps = [{key: (v[0] if isinstance(v, np.ndarray) else v) for key, v in s.items()} for s in snaps]
+    finite = bool(np.all(np.isfinite(W)) and np.all(np.isfinite(a)))
+    reached = not (nxt < H).any()
+    return FlowResult(
+        W=_unbatch(W, batched), a=_unbatch(a, batched), t=_unbatch(nsteps, batched),
+        nsteps=_unbatch(nsteps, batched), history=_finish_history(hist, batched), snapshots=snaps,
+        success=finite and reached,
+        message=("non-finite parameters" if not finite else "ok" if reached
+                 else f"horizon {Qs[np.min(nxt)]:g} not reached by every element in {max_steps} steps"),
+        error_estimate=None, sliding=[],
+    )
+
+
+def _normalized_compiled(W, a, X, y, spec, alpha, lr, Qs, max_steps, every, at_kink, reduction, snaps, nxt, b0,
+                         scale, log_time, nsteps, changes):
+    """The loop of normalized_gradient_descent in compiled code (arguments after ``snaps`` updated in place)."""
+    B, m, d = W.shape
+    n, H = X.shape[0], len(Qs)
+    snap = {key: np.stack([s[key] for s in snaps]) for key in
+            ("step", "W", "a", "min_margin", "normalized_margin", "log_loss", "log_flow_time")}
+    rows = min(max_steps // every + 2, 1024)
+    step = np.empty(rows, dtype=np.int64)
+    buffers = [np.empty((rows, B)) for _ in range(6)]
+    prev = np.zeros((B, m, n), dtype=np.bool_)
+    X, y = np.ascontiguousarray(X), np.ascontiguousarray(y)
+    k, row, done = 0, 0, False
+    while not done:
+        if row == len(step):
+            step, *buffers = _grow([step, *buffers])
+        k, row, done = _kernels.ngd_run(
+            W, a, X, y, float(lr), float(np.log(lr)), max_steps, every, Qs, float(alpha), _kink(alpha, at_kink),
+            spec[0], spec[1], _log_count(n, reduction), b0, scale, nxt, log_time, nsteps, changes, prev, k, row,
+            snap["step"], snap["W"], snap["a"], snap["min_margin"], snap["normalized_margin"], snap["log_loss"],
+            snap["log_flow_time"], step, *buffers)
+    for h in range(H):
+        for key, arr in snap.items():
+            snaps[h][key] = arr[h]
+    hist = {"step": step[:row]}
+    for key, buf in zip(("log_loss", "min_margin", "normalized_margin", "balance_drift", "pattern_changes",
+                         "log_flow_time"), buffers):
+        hist[key] = buf[:row]
+    return hist
+
+
+def _normalized_numpy(W, a, X, y, lf, alpha, lr, Qs, max_steps, every, at_kink, reduction, snaps, nxt, b0, scale,
+                      log_time, nsteps, changes):
+    B, H = W.shape[0], len(Qs)
     prev = None
     hist: dict[str, list] = {k: [] for k in ("step", "log_loss", "min_margin", "normalized_margin",
                                              "balance_drift", "pattern_changes", "log_flow_time")}
@@ -320,22 +443,10 @@ def normalized_gradient_descent(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y
             break
         W = W - lr * dW * active[:, None, None]
         a = a - lr * da * active[:, None]
-        log_time = np.where(active, np.logaddexp(log_time, np.log(lr) - logL), log_time)
+        log_time[:] = np.where(active, np.logaddexp(log_time, np.log(lr) - logL), log_time)
         nsteps += active
         k += 1
-
-    if not batched:
-        snaps = [{key: (v[0] if isinstance(v, np.ndarray) else v) for key, v in s.items()} for s in snaps]
-    finite = bool(np.all(np.isfinite(W)) and np.all(np.isfinite(a)))
-    reached = not (nxt < H).any()
-    return FlowResult(
-        W=_unbatch(W, batched), a=_unbatch(a, batched), t=_unbatch(nsteps, batched),
-        nsteps=_unbatch(nsteps, batched), history=_finish_history(hist, batched), snapshots=snaps,
-        success=finite and reached,
-        message=("non-finite parameters" if not finite else "ok" if reached
-                 else f"horizon {Qs[np.min(nxt)]:g} not reached by every element in {max_steps} steps"),
-        error_estimate=None, sliding=[],
-    )
+    return W, a, hist
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -877,7 +988,11 @@ def gd_steps(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y: np.ndarray, *, lr
     if not batched:
         W, a = W[None], a[None]
     lf = get_loss(loss)
-    kink = 0.5 * (1.0 + alpha) if at_kink is None else float(at_kink)
+    spec = _compiled_loss(lf)
+    if spec is not None:
+        W_out, a_out = _gd_steps_compiled(W, a, X, y, spec, alpha, lr, steps, at_kink, reduction)
+        return (W_out, a_out) if batched else (W_out[0], a_out[0])
+    kink = _kink(alpha, at_kink)
     # seeds are independent: run them in chunks whose (chunk, m, n) work arrays stay in cache
     chunk = max(1, _CHUNK_ELEMENTS // (W.shape[1] * X.shape[0]))
     W_out, a_out = np.empty_like(W), np.empty_like(a)
@@ -889,6 +1004,51 @@ def gd_steps(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y: np.ndarray, *, lr
             ac = ac - lr * da
         W_out[start:start + chunk], a_out[start:start + chunk] = Wc, ac
     return (W_out, a_out) if batched else (W_out[0], a_out[0])
+
+
+def gd_log_time(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y: np.ndarray, *, h: float,
+                log_times: np.ndarray, alpha: float = 0.0, loss: str | Loss = "logistic",
+                at_kink: float | None = None, reduction: str = "mean") -> tuple[np.ndarray, np.ndarray]:
+    """Explicit Euler on the gradient flow with steps that grow with t, for horizons like t = e^300.
+
+    From t_0 = 0: theta_{k+1} = theta_k - dt_k grad L(theta_k), t_{k+1} = t_k + dt_k, with
+    dt_k = h (1 + t_k) / max(1, log(1 + t_k)), i.e. about h / max(1, s) in log-time s = log(1 + t).  Returns
+    ``(W, a)`` of shapes ``(K, m, d)``, ``(K, m)``: row k is the first iterate with log(1 + t) >= log_times[k]
+    (the checkpoints are served in the order given; one already passed is the current iterate).  The whole
+    run, from checkpoint to checkpoint, is one compiled loop.  ``alpha``, ``loss``, ``at_kink``, ``reduction``
+    as in :func:`gd_steps`; unbatched ``W0`` ``(m, d)``, ``a0`` ``(m,)``.
+    """
+    W = np.array(W0, dtype=np.float64, order="C")
+    a = np.array(a0, dtype=np.float64, order="C")
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    s_k = np.ascontiguousarray(np.atleast_1d(np.asarray(log_times, dtype=np.float64)))
+    if W.ndim != 2 or a.shape != W.shape[:1]:
+        raise UsageError(f"gd_log_time: W0 must be (m, d) and a0 (m,); got {W.shape}, {a.shape}")
+    if X.ndim != 2 or X.shape[1] != W.shape[1] or y.shape != (X.shape[0],):
+        raise UsageError(f"X must be (n, {W.shape[1]}) and y (n,); got {X.shape}, {y.shape}")
+    if not h > 0 or s_k.ndim != 1 or not np.all(np.isfinite(s_k)):
+        raise UsageError(f"gd_log_time: need h > 0 and finite log_times; got h={h}, log_times={log_times}")
+    lf = get_loss(loss)
+    log_n = _log_count(X.shape[0], reduction)
+    kink = _kink(alpha, at_kink)
+    W_out, a_out = np.empty((len(s_k), *W.shape)), np.empty((len(s_k), *a.shape))
+    spec = _compiled_loss(lf)
+    if spec is not None:
+        _kernels.gd_log_time(W, a, X, y, float(h), s_k, float(alpha), kink, spec[0], spec[1], log_n, W_out, a_out)
+        return W_out, a_out
+    t, k = 0.0, 0
+    while k < len(s_k):
+        s = np.log1p(t)
+        if s >= s_k[k]:
+            W_out[k], a_out[k] = W, a
+            k += 1
+            continue
+        dt = h * (1.0 + t) / max(1.0, s)
+        *_, dW, da = _state(W[None], a[None], X, y, float(alpha), lf, False, kink, reduction)
+        W, a = W - dt * dW[0], a - dt * da[0]
+        t += dt
+    return W_out, a_out
 
 
 def gd_step_flops(B: int, m: int, n: int, d: int) -> int:

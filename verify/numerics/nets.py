@@ -17,6 +17,7 @@ Conventions (shared by every function here)
 from __future__ import annotations
 
 import itertools
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -29,7 +30,7 @@ from ..errors import UsageError
 __all__ = [
     "EXPONENTIAL", "LOGISTIC", "Loss", "activation", "activation_derivative", "activation_pattern",
     "balance", "clarke_extreme_gradients", "flatten_params", "forward", "get_loss", "gradient", "log_loss",
-    "loss_value", "loss_weights", "margins", "min_norm_subgradient", "normalized_margin", "parameter_norm_sq",
+    "kernel_loss", "loss_value", "loss_weights", "margins", "min_norm_subgradient", "normalized_margin", "parameter_norm_sq",
     "preactivations",
     "scaled_loss", "unflatten_params",
 ]
@@ -100,6 +101,23 @@ EXPONENTIAL = Loss(
 
 _LOSSES = {"logistic": LOGISTIC, "exponential": EXPONENTIAL, "exp": EXPONENTIAL}
 
+# the losses the compiled kernels know: built-ins and their scaled versions (kind, log-domain offsets)
+_KERNEL_LOSSES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_KERNEL_LOSSES[LOGISTIC] = (0, ())
+_KERNEL_LOSSES[EXPONENTIAL] = (1, ())
+
+
+def kernel_loss(loss: str | Loss) -> tuple[int, np.ndarray] | None:
+    """``(kind, offsets)`` of a loss the compiled kernels compute, or None (a user-defined loss).
+
+    kind 0 is :data:`LOGISTIC`, 1 :data:`EXPONENTIAL`; ``offsets`` are the constants that
+    :func:`scaled_loss` added to both log-domain functions, innermost first.  Only these built-ins and
+    losses built from them by :func:`scaled_loss` are recognised (by identity, never by name), so a
+    user-supplied :class:`Loss` always runs the numpy path with its own functions.
+    """
+    spec = _KERNEL_LOSSES.get(get_loss(loss))
+    return None if spec is None else (spec[0], np.array(spec[1], dtype=np.float64))
+
 
 def scaled_loss(loss: str | Loss, factor: float) -> Loss:
     """The loss ``factor * l(q)`` (factor > 0), e.g. ``scaled_loss("logistic", 2)`` for Min et al. 2024 App. B."""
@@ -107,13 +125,17 @@ def scaled_loss(loss: str | Loss, factor: float) -> Loss:
     if not factor > 0:
         raise UsageError(f"scaled_loss: factor must be > 0, got {factor}")
     c, logc = float(factor), float(np.log(factor))
-    return Loss(
+    scaled = Loss(
         name=f"{factor:g}*{base.name}",
         value=lambda q: c * base.value(q),
         neg_derivative=lambda q: c * base.neg_derivative(q),
         log_value=lambda q: logc + base.log_value(q),
         log_neg_derivative=lambda q: logc + base.log_neg_derivative(q),
     )
+    spec = _KERNEL_LOSSES.get(base)
+    if spec is not None:
+        _KERNEL_LOSSES[scaled] = (spec[0], (*spec[1], logc))
+    return scaled
 
 
 def get_loss(loss: str | Loss) -> Loss:
