@@ -453,3 +453,38 @@ def ngd_run(W, a, X, y, lr, log_lr, max_steps, every, Qs, alpha, kink, kind, off
                 log_time[b] = logaddexp(log_time[b], log_lr - logL[b])
                 nsteps[b] += 1
         k += 1
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Batched network functions (verify.numerics.nets on small arrays)
+# ----------------------------------------------------------------------------------------------------------
+
+@jit
+def margins_batch(W, a, X, y, alpha, out):
+    """out[b] = y * f_b(X) (nets.margins; ``y`` = 1 gives nets.forward)."""
+    B, m, _ = W.shape
+    n = X.shape[0]
+    XT = np.ascontiguousarray(X.T)
+    Z, P = np.empty((m, n)), np.empty((m, n))
+    for b in range(B):
+        forward(W[b], a[b], X, XT, y, alpha, Z, P, out[b])
+
+
+@jit
+def gradient_batch(W, a, X, y, alpha, kink, kind, offsets, log_count, normalized, dW, da):
+    """(dL/dW, dL/da) of every element, or of log L when ``normalized`` (nets.gradient)."""
+    B, m, _ = W.shape
+    n = X.shape[0]
+    XT = np.ascontiguousarray(X.T)
+    Z, P = np.empty((m, n)), np.empty((m, n))
+    q, work, c = np.empty(n), np.empty(n), np.empty(n)
+    for b in range(B):
+        gradient_into(W[b], a[b], X, XT, y, alpha, kink, kind, offsets, log_count, normalized, Z, P, q, work, c,
+                      dW[b], da[b])
+
+
+@jit
+def log_loss_rows(Q, kind, offsets, log_count, out):
+    """out[r] = log L of the margins Q[r] (nets.log_loss over the last axis)."""
+    for r in range(Q.shape[0]):
+        out[r] = log_loss(Q[r], kind, offsets, log_count)

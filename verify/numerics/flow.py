@@ -28,7 +28,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from ..errors import UsageError
-from . import _jit, _kernels
+from . import _jit, _kernels, _ode
 from .nets import (
     Loss,
     _log_count,
@@ -487,6 +487,19 @@ class _Model:
         self.rep_point = np.array(reps)
         self.E = unit[self.rep_point]
         self.members = [np.flatnonzero(self.rep == r) for r in range(len(reps))]
+        spec = _compiled_loss(loss)
+        self.compiled = None
+        if spec is not None:  # the same data as the tuple the compiled field takes (verify.numerics._ode)
+            polar = signs is not None
+            X64 = np.ascontiguousarray(X, dtype=np.float64)
+            self.compiled = (
+                X64, np.ascontiguousarray(X64.T), np.ascontiguousarray(y, dtype=np.float64), spec[0], spec[1],
+                _log_count(len(X), reduction), polar,
+                np.ascontiguousarray(signs if polar else np.zeros(m), dtype=np.float64),
+                np.ascontiguousarray(rho0 if polar else np.zeros(m), dtype=np.float64),
+                np.ascontiguousarray(self.E), self.sigma, self.xnorm,
+                np.cumsum([0] + [len(mm) for mm in self.members]).astype(np.int64),
+                np.concatenate(self.members).astype(np.int64))
 
     def pair_sides(self, T):
         return self.sigma[None, :] * T[:, self.rep]
@@ -519,10 +532,26 @@ class _RegionFlow:
         self.sliding_neurons = [(k, np.flatnonzero(C[k])) for k in range(model.m) if C[k].any()]
         self.h_plus = np.where(model.sigma > 0, 1.0, alpha)
         self.h_minus = np.where(model.sigma > 0, alpha, 1.0)
+        self.pairs = [(k, int(r)) for k, planes in self.sliding_neurons for r in planes]
+        self.compiled = None
+        if model.compiled is not None:
+            self.compiled = self.region_arrays(np.zeros(T.shape))
+
+    def region_arrays(self, off):
+        """The region as the compiled field takes it (verify.numerics._ode), with crossing offsets ``off``."""
+        counts = [len(planes) for _, planes in self.sliding_neurons]
+        return (self.T.astype(np.int64), self.C.copy(), self.H_phi, self.H_free, self.h_plus, self.h_minus,
+                np.cumsum([0] + counts).astype(np.int64),
+                np.array([k for k, _ in self.sliding_neurons], dtype=np.int64),
+                np.array([r for _, r in self.pairs], dtype=np.int64), np.ascontiguousarray(off, dtype=np.float64))
 
     def parts(self, theta):
         """(dV, dr, lam): velocities of theta[:m d] (as (m, d)) and theta[m d:], and Filippov weights."""
         mo = self.model
+        if self.compiled is not None:
+            dV, dr, lam = np.empty((mo.m, mo.d)), np.empty(mo.m), np.empty(max(len(self.pairs), 1))
+            _ode.parts(np.ascontiguousarray(theta, dtype=np.float64), mo.compiled, self.compiled, dV, dr, lam)
+            return dV, dr, dict(zip(self.pairs, lam.tolist()))
         V, r = theta[: mo.m * mo.d].reshape(mo.m, mo.d), theta[mo.m * mo.d:]
         if mo.signs is None:
             u, coef = V, r
@@ -588,57 +617,35 @@ def _integrate_single(model, theta0, t_end, t_eval, rtol, atol, log_time, max_ev
         ulp = 8 * eps * (np.abs(W) @ np.abs(E).T)
         off = np.where(T * G < ulp, ulp - T * G, 0.0)
         flow = _RegionFlow(model, T, C)
-        free = ~C
-
-        def rhs(s, th, flow=flow):
-            nonlocal nrhs
-            nrhs += 1
-            if nrhs > max_rhs:
-                raise _Budget()
-            v = flow.velocity(th)
-            return v * np.exp(s) if log_time else v
-
-        def crossing(s, th, flow=flow, off=off, free=free):
-            g = flow.T * (th[: m * d].reshape(m, d) @ E.T) + off
-            return np.min(g[free]) if free.any() else 1.0
-
-        crossing.terminal, crossing.direction = True, -1
-
-        def slide_exit(s, th, flow=flow):
-            return min(min(lam, 1.0 - lam) for lam in flow.parts(th)[2].values())
-
-        slide_exit.terminal, slide_exit.direction = True, -1
-        evs = [crossing] + ([slide_exit] if C.any() else []) if has_kink else []
         s0, s1 = to_s(t), to_s(t_end)
-        try:
-            sol = solve_ivp(rhs, (s0, s1), theta, method="DOP853", rtol=rtol, atol=atol, dense_output=True,
-                            events=evs or None)
-        except _Budget:
+        n_events = (2 if C.any() else 1) if has_kink else 0
+        later = t_eval[t_eval >= t]
+        segment = _segment_compiled if flow.compiled is not None else _segment_scipy
+        status, s_end, y_end, event, sample, nrhs, seg_message = segment(
+            flow, off, theta, s0, s1, rtol, atol, log_time, n_events, to_s(later), nrhs, max_rhs)
+        if status == "budget":
             success, message = False, f"right-hand-side budget of {max_rhs} evaluations exhausted at t = {t:.6g}"
             break
-        if sol.status == -1:
-            success, message = False, f"solve_ivp failed at t = {t:.6g}: {sol.message}"
+        if status == -1:
+            success, message = False, f"solve_ivp failed at t = {t:.6g}: {seg_message}"
             break
-        t_stop = float(np.expm1(sol.t[-1])) if log_time else float(sol.t[-1])
-        te = t_eval[(t_eval >= t) & (t_eval <= t_stop)] if sol.status == 1 else t_eval[t_eval >= t]
+        t_stop = float(np.expm1(s_end)) if log_time else float(s_end)
+        te = later[later <= t_stop] if status == 1 else later
+        start = 0
         if te.size and out_t and te[0] <= out_t[-1]:
-            te = te[1:]
+            te, start = te[1:], 1
         if te.size:
             out_t.extend(te.tolist())
-            out_y.extend(np.atleast_2d(sol.sol(to_s(te))).T.tolist())
-        if sol.status == 0:
-            theta, t = sol.y[:, -1], t_end
+            out_y.extend(sample(to_s(te), start).tolist())
+        if status == 0:
+            theta, t = y_end, t_end
             break
         # a terminal event
         if len(events) >= max_events:
             success, message = False, f"more than {max_events} pattern events by t = {t:.6g} (chattering?)"
             break
-        if sol.t_events[0].size:
-            s_ev, theta = sol.t_events[0][0], sol.y_events[0][0].copy()
-            kind = "cross"
-        else:
-            s_ev, theta = sol.t_events[1][0], sol.y_events[1][0].copy()
-            kind = "exit"
+        s_ev, theta = s_end, y_end.copy()
+        kind = "cross" if event == 0 else "exit"
         t_new = float(np.expm1(s_ev)) if log_time else float(s_ev)
         stuck = stuck + 1 if stuck_t is not None and t_new - stuck_t <= 1e-12 * (1.0 + abs(t_new)) else 0
         stuck_t, t = t_new, t_new
@@ -685,6 +692,83 @@ def _integrate_single(model, theta0, t_end, t_eval, rtol, atol, log_time, max_ev
 
 class _Budget(Exception):
     """Raised inside the right-hand side when its evaluation budget is spent."""
+
+
+def _segment_scipy(flow, off, theta, s0, s1, rtol, atol, log_time, n_events, cand, nrhs, max_rhs):
+    """One region, until its first terminal event, with scipy's solve_ivp (DOP853, dense output).
+
+    Returns (status, s_end, y_end, event, sample, nrhs, message): status 0 (end reached), 1 (event), -1
+    (solver failure) or "budget"; ``event`` 0 (crossing) or 1 (sliding exit); ``sample(s, start)`` the
+    solution at the points s = cand[start:start + len(s)] as rows.  Events: crossing (minimum over free
+    (neuron, plane) pairs of T <w, E_r> + off) and, with ``n_events`` = 2, sliding exit (a Filippov weight
+    leaving [0, 1]), both terminal and decreasing."""
+    mo = flow.model
+    m, d, E = mo.m, mo.d, mo.E
+    free = ~flow.C
+    count = [nrhs]
+
+    def rhs(s, th):
+        count[0] += 1
+        if count[0] > max_rhs:
+            raise _Budget()
+        v = flow.velocity(th)
+        return v * np.exp(s) if log_time else v
+
+    def crossing(s, th):
+        g = flow.T * (th[: m * d].reshape(m, d) @ E.T) + off
+        return np.min(g[free]) if free.any() else 1.0
+
+    def slide_exit(s, th):
+        return min(min(lam, 1.0 - lam) for lam in flow.parts(th)[2].values())
+
+    for ev in (crossing, slide_exit):
+        ev.terminal, ev.direction = True, -1
+    try:
+        sol = solve_ivp(rhs, (s0, s1), theta, method="DOP853", rtol=rtol, atol=atol, dense_output=True,
+                        events=[crossing, slide_exit][:n_events] or None)
+    except _Budget:
+        return "budget", None, None, None, None, count[0], ""
+    if sol.status == -1:
+        return -1, None, None, None, None, count[0], sol.message
+    event = None
+    y_end = sol.y[:, -1]
+    if sol.status == 1:
+        event = 0 if sol.t_events[0].size else 1
+        y_end = sol.y_events[event][0]
+    return sol.status, sol.t[-1], y_end, event, lambda s, start: np.atleast_2d(sol.sol(s)).T, count[0], sol.message
+
+
+def _segment_compiled(flow, off, theta, s0, s1, rtol, atol, log_time, n_events, cand, nrhs, max_rhs):
+    """:func:`_segment_scipy` in compiled code (verify.numerics._ode.region_segment), same returns."""
+    mo = flow.model
+    N = len(theta)
+    cand = np.ascontiguousarray(cand, dtype=np.float64)
+    out, y_end, F, y_old, step = np.empty((len(cand), N)), np.empty(N), np.empty((7, N)), np.empty(N), np.empty(2)
+    status, event, s_end, n_out, nrhs = _ode.region_segment(
+        np.ascontiguousarray(theta, dtype=np.float64), float(s0), float(s1), float(rtol), float(atol),
+        bool(log_time), mo.compiled, flow.region_arrays(off), mo.m, mo.d, n_events, cand, nrhs, int(max_rhs),
+        N ** 0.5, out, y_end, F, y_old, step)
+    if status == _ode.BUDGET:
+        return "budget", None, None, None, None, nrhs, ""
+    if status == _ode.TOO_SMALL_STEP:
+        return -1, None, None, None, None, nrhs, "Required step size is less than spacing between numbers."
+    if status == _ode.EVENT_SIGN_ERROR:  # what scipy's brentq raises from solve_ivp's event location
+        raise ValueError("f(a) and f(b) must have different signs")
+    if status == _ode.EVENT_NAN:
+        raise ValueError(f"The function value at x={s_end:f} is NaN; solver cannot continue.")
+    if status == _ode.EVENT_NO_CONVERGENCE:
+        raise RuntimeError("Failed to converge after 100 iterations")
+
+    def sample(s, start):
+        rows = out[start:min(start + len(s), n_out)]
+        if len(rows) == len(s):
+            return rows
+        extra = np.empty((len(s) - len(rows), N))  # rounding put a point past the last step: its interpolant
+        for i, si in enumerate(s[len(rows):]):
+            _ode.dense_eval(F, y_old, step[0], step[1], float(si), extra[i])
+        return np.vstack([rows, extra])
+
+    return (0 if status == _ode.FINISHED else 1), s_end, y_end, (None if event < 0 else int(event)), sample, nrhs, ""
 
 
 def _boundary_side(theta, model, T, C, k, r, old):
