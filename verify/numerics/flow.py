@@ -166,9 +166,12 @@ def _flat_norm(W, a):
     return np.sqrt(np.sum(W ** 2, axis=(-2, -1)) + np.sum(a ** 2, axis=-1))
 
 
-def _compiled_loss(lf: Loss) -> tuple[int, np.ndarray] | None:
-    """The loss as the compiled kernels take it, or None: numba off, or a user-defined loss."""
-    return kernel_loss(lf) if _jit.ENABLED else None
+def _compiled_loss(lf: Loss, W: np.ndarray | None = None, X: np.ndarray | None = None) -> tuple[int, np.ndarray] | None:
+    """The loss as the compiled kernels take it, or None: numba off, a user-defined loss, or an empty net
+    or data set (the numpy path then says what is wrong)."""
+    if not _jit.ENABLED or (W is not None and W.size == 0) or (X is not None and len(X) == 0):
+        return None
+    return kernel_loss(lf)
 
 
 def _kink(alpha, at_kink) -> float:
@@ -224,7 +227,7 @@ def gradient_descent(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y: np.ndarra
     active = np.ones(B, dtype=bool)
     nsteps = np.zeros(B, dtype=int)
     changes = np.zeros(B)
-    spec = _compiled_loss(lf)
+    spec = _compiled_loss(lf, W, X)
     if spec is not None:
         hist = _gradient_descent_compiled(W, a, X, y, spec, alpha, lr, steps, every, stop_margin, at_kink,
                                           reduction, b0, scale, active, nsteps, changes)
@@ -352,7 +355,7 @@ def normalized_gradient_descent(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y
     log_time = np.full(B, -np.inf)
     nsteps = np.zeros(B, dtype=int)
     changes = np.zeros(B)
-    spec = _compiled_loss(lf)
+    spec = _compiled_loss(lf, W, X)
     if spec is not None:
         hist = _normalized_compiled(W, a, X, y, spec, alpha, lr, Qs, max_steps, every, at_kink, reduction, snaps,
                                     nxt, b0, scale, log_time, nsteps, changes)
@@ -487,7 +490,7 @@ class _Model:
         self.rep_point = np.array(reps)
         self.E = unit[self.rep_point]
         self.members = [np.flatnonzero(self.rep == r) for r in range(len(reps))]
-        spec = _compiled_loss(loss)
+        spec = _compiled_loss(loss, None, X)
         self.compiled = None
         if spec is not None:  # the same data as the tuple the compiled field takes (verify.numerics._ode)
             polar = signs is not None
@@ -1072,7 +1075,7 @@ def gd_steps(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y: np.ndarray, *, lr
     if not batched:
         W, a = W[None], a[None]
     lf = get_loss(loss)
-    spec = _compiled_loss(lf)
+    spec = _compiled_loss(lf, W, X)
     if spec is not None:
         W_out, a_out = _gd_steps_compiled(W, a, X, y, spec, alpha, lr, steps, at_kink, reduction)
         return (W_out, a_out) if batched else (W_out[0], a_out[0])
@@ -1117,7 +1120,7 @@ def gd_log_time(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y: np.ndarray, *,
     log_n = _log_count(X.shape[0], reduction)
     kink = _kink(alpha, at_kink)
     W_out, a_out = np.empty((len(s_k), *W.shape)), np.empty((len(s_k), *a.shape))
-    spec = _compiled_loss(lf)
+    spec = _compiled_loss(lf, W, X)
     if spec is not None:
         _kernels.gd_log_time(W, a, X, y, float(h), s_k, float(alpha), kink, spec[0], spec[1], log_n, W_out, a_out)
         return W_out, a_out

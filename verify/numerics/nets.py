@@ -172,7 +172,7 @@ def log_loss(q: np.ndarray, loss: str | Loss = "logistic", *, reduction: str = "
     """
     q = np.asarray(q, dtype=float)
     lf = get_loss(loss)
-    spec = kernel_loss(lf) if _jit.ENABLED and q.ndim >= 1 else None
+    spec = kernel_loss(lf) if _jit.ENABLED and q.ndim >= 1 and q.size > 0 else None
     if spec is not None:  # compiled: one pass, no temporaries (the same formula)
         rows = np.ascontiguousarray(q.reshape(-1, q.shape[-1]))
         out = np.empty(rows.shape[0])
@@ -251,20 +251,25 @@ def preactivations(W: np.ndarray, X: np.ndarray) -> np.ndarray:
     return np.asarray(W, dtype=float) @ np.asarray(X, dtype=float).T
 
 
+def _compilable(W: np.ndarray, X) -> bool:
+    """Whether the compiled kernels take this net and data (numba on, nothing empty)."""
+    return _jit.ENABLED and W.size > 0 and np.shape(X)[0] > 0
+
+
 def _compiled_margins(W, a, X, y, alpha) -> np.ndarray:
     """y * f(X) by the compiled kernel (``y`` None: f itself), with the batch shape of W."""
     X = np.ascontiguousarray(X, dtype=np.float64)
     y = np.ones(X.shape[0]) if y is None else np.ascontiguousarray(y, dtype=np.float64)
-    W3 = np.ascontiguousarray(W.reshape(-1, *W.shape[-2:]))
+    W3, a2 = (W, a) if W.ndim == 3 else (W[None], a[None])
     out = np.empty((W3.shape[0], X.shape[0]))
-    _kernels.margins_batch(W3, np.ascontiguousarray(a.reshape(W3.shape[:2])), X, y, float(alpha), out)
+    _kernels.margins_batch(np.ascontiguousarray(W3), np.ascontiguousarray(a2), X, y, float(alpha), out)
     return out if W.ndim == 3 else out[0]
 
 
 def forward(W: np.ndarray, a: np.ndarray, X: np.ndarray, alpha: float = 0.0) -> np.ndarray:
     """f(x_i) = sum_j a_j phi(<w_j, x_i>); shape (n,) or (B, n)."""
     W, a = _check_net(W, a, X)
-    if _jit.ENABLED:
+    if _compilable(W, X):
         return _compiled_margins(W, a, X, None, alpha)
     return _contract_neurons(a, activation(preactivations(W, X), alpha))
 
@@ -272,8 +277,8 @@ def forward(W: np.ndarray, a: np.ndarray, X: np.ndarray, alpha: float = 0.0) -> 
 def margins(W: np.ndarray, a: np.ndarray, X: np.ndarray, y: np.ndarray, alpha: float = 0.0) -> np.ndarray:
     """q_i = y_i f(x_i)."""
     y = np.asarray(y, dtype=float)
-    if _jit.ENABLED and y.shape == (np.shape(X)[0],):
-        W, a = _check_net(W, a, X)
+    W, a = _check_net(W, a, X)
+    if y.shape == (np.shape(X)[0],) and _compilable(W, X):
         return _compiled_margins(W, a, X, y, alpha)
     return y * forward(W, a, X, alpha)
 
@@ -336,15 +341,15 @@ def gradient(W: np.ndarray, a: np.ndarray, X: np.ndarray, y: np.ndarray, alpha: 
     dL/dw_j = -a_j sum_i c_i h_ji x_i,   dL/da_j = -sum_i c_i phi(<w_j, x_i>).
     """
     W, a = _check_net(W, a, X)
-    spec = kernel_loss(loss) if _jit.ENABLED else None
+    spec = kernel_loss(loss) if _compilable(W, X) else None
     yv = np.asarray(y, dtype=np.float64)
     if spec is not None and yv.shape == (np.shape(X)[0],):  # compiled: the same formulas in one pass
-        W3 = np.ascontiguousarray(W.reshape(-1, *W.shape[-2:]))
-        dW, da = np.empty_like(W3), np.empty(W3.shape[:2])
+        W3, a2 = (W, a) if W.ndim == 3 else (W[None], a[None])
+        dW, da = np.empty(W3.shape), np.empty(a2.shape)
         kink = 0.5 * (1.0 + alpha) if at_kink is None else float(at_kink)
-        _kernels.gradient_batch(W3, np.ascontiguousarray(a.reshape(W3.shape[:2])), np.ascontiguousarray(X, dtype=np.float64),
-                                np.ascontiguousarray(yv), float(alpha), kink, spec[0], spec[1],
-                                _log_count(yv.shape[0], reduction), bool(normalized), dW, da)
+        _kernels.gradient_batch(np.ascontiguousarray(W3), np.ascontiguousarray(a2),
+                                np.ascontiguousarray(X, dtype=np.float64), np.ascontiguousarray(yv), float(alpha),
+                                kink, spec[0], spec[1], _log_count(yv.shape[0], reduction), bool(normalized), dW, da)
         return (dW, da) if W.ndim == 3 else (dW[0], da[0])
     c, Z = _signed_weights(W, a, X, y, alpha, loss, normalized, reduction)
     H = activation_derivative(Z, alpha, at_kink)
