@@ -22,6 +22,7 @@ compute it from the returned parameters when a claim needs it.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
@@ -183,8 +184,11 @@ def _grow(buffers: list[np.ndarray]) -> list[np.ndarray]:
     return [np.concatenate([b, np.empty_like(b)]) for b in buffers]
 
 
-def _gd_steps_compiled(W, a, X, y, spec, alpha, lr, steps, at_kink, reduction):
-    W, a = np.array(W, dtype=np.float64, order="C"), np.array(a, dtype=np.float64, order="C")
+def _gd_steps_compiled(W, a, X, y, spec, alpha, lr, steps, at_kink, reduction, copy=True):
+    """``steps`` GD steps by the compiled loop; on copies of W, a (in place when ``copy`` is False and they
+    are C-contiguous float64)."""
+    W = np.array(W, dtype=np.float64, order="C", copy=True if copy else None)
+    a = np.array(a, dtype=np.float64, order="C", copy=True if copy else None)
     _kernels.gd_steps(W, a, np.ascontiguousarray(X, dtype=np.float64), np.ascontiguousarray(y, dtype=np.float64),
                       float(lr), int(steps), float(alpha), _kink(alpha, at_kink), spec[0], spec[1],
                       _log_count(X.shape[0], reduction))
@@ -532,21 +536,37 @@ class _RegionFlow:
         held = C[:, model.rep]
         self.H_free = np.where(held, 0.0, H)
         self.H_phi = np.where(held, 0.5 * (1.0 + alpha), H)
-        self.sliding_neurons = [(k, np.flatnonzero(C[k])) for k in range(model.m) if C[k].any()]
+        self.sliding_neurons = [(k, np.flatnonzero(C[k])) for k in np.flatnonzero(C.any(axis=1))]
         self.h_plus = np.where(model.sigma > 0, 1.0, alpha)
         self.h_minus = np.where(model.sigma > 0, alpha, 1.0)
-        self.pairs = [(k, int(r)) for k, planes in self.sliding_neurons for r in planes]
+        self.pairs = [(int(k), int(r)) for k, planes in self.sliding_neurons for r in planes]
         self.compiled = None
         if model.compiled is not None:
-            self.compiled = self.region_arrays(np.zeros(T.shape))
+            counts = [len(planes) for _, planes in self.sliding_neurons]
+            self.compiled = (np.ascontiguousarray(self.T, dtype=np.int64), self.C, self.H_phi, self.H_free,
+                             self.h_plus, self.h_minus, np.cumsum([0] + counts).astype(np.int64),
+                             np.array([k for k, _ in self.sliding_neurons], dtype=np.int64),
+                             np.array([r for _, r in self.pairs], dtype=np.int64), np.zeros(T.shape))
 
     def region_arrays(self, off):
         """The region as the compiled field takes it (verify.numerics._ode), with crossing offsets ``off``."""
-        counts = [len(planes) for _, planes in self.sliding_neurons]
-        return (self.T.astype(np.int64), self.C.copy(), self.H_phi, self.H_free, self.h_plus, self.h_minus,
-                np.cumsum([0] + counts).astype(np.int64),
-                np.array([k for k, _ in self.sliding_neurons], dtype=np.int64),
-                np.array([r for _, r in self.pairs], dtype=np.int64), np.ascontiguousarray(off, dtype=np.float64))
+        return self.compiled[:-1] + (np.ascontiguousarray(off, dtype=np.float64),)
+
+    def with_side(self, k, r, side):
+        """This region with neuron k on side ``side`` of plane r (the fields on either side of a boundary)."""
+        mo = self.model
+        other = copy.copy(self)
+        other.T = self.T.copy()
+        other.T[k, r] = side
+        idx = mo.members[r]
+        h = np.where(mo.sigma[idx] * side > 0, 1.0, mo.alpha)
+        other.H_free, other.H_phi = self.H_free.copy(), self.H_phi.copy()
+        other.H_free[k, idx] = 0.0 if self.C[k, r] else h
+        other.H_phi[k, idx] = 0.5 * (1.0 + mo.alpha) if self.C[k, r] else h
+        if self.compiled is not None:
+            c = self.compiled
+            other.compiled = (np.ascontiguousarray(other.T, dtype=np.int64), c[1], other.H_phi, other.H_free) + c[4:]
+        return other
 
     def parts(self, theta):
         """(dV, dr, lam): velocities of theta[:m d] (as (m, d)) and theta[m d:], and Filippov weights."""
@@ -610,11 +630,9 @@ def _integrate_single(model, theta0, t_end, t_eval, rtol, atol, log_time, max_ev
         # hold sliding neurons exactly on their planes (a rounding-level correction) and give (neuron, plane)
         # pairs sitting on a plane an offset of a few ulp, so that each segment starts strictly inside its region
         W = theta[: m * d].reshape(m, d)
-        for kk in range(m):
-            planes = np.flatnonzero(C[kk])
-            if planes.size:
-                Ec = E[planes]
-                W[kk] -= Ec.T @ np.linalg.lstsq(Ec @ Ec.T, Ec @ W[kk], rcond=None)[0]
+        for kk in np.flatnonzero(C.any(axis=1)):
+            Ec = E[np.flatnonzero(C[kk])]
+            W[kk] -= Ec.T @ np.linalg.lstsq(Ec @ Ec.T, Ec @ W[kk], rcond=None)[0]
         theta[: m * d] = W.ravel()
         G = W @ E.T
         ulp = 8 * eps * (np.abs(W) @ np.abs(E).T)
@@ -667,7 +685,7 @@ def _integrate_single(model, theta0, t_end, t_eval, rtol, atol, log_time, max_ev
             moving = near & (rate < 0)
             pick = np.where(moving, rate, np.inf) if moving.any() else g
             k, r = (int(v) for v in np.unravel_index(np.argmin(pick), pick.shape))
-            side = _boundary_side(theta, model, T, C, k, r, T[k, r])
+            side = _boundary_side(theta, flow, k, r, T[k, r])
             point = int(model.rep_point[r])
             if side == 0:
                 C[k, r] = True
@@ -774,19 +792,18 @@ def _segment_compiled(flow, off, theta, s0, s1, rtol, atol, log_time, n_events, 
     return (0 if status == _ode.FINISHED else 1), s_end, y_end, (None if event < 0 else int(event)), sample, nrhs, ""
 
 
-def _boundary_side(theta, model, T, C, k, r, old):
+def _boundary_side(theta, flow, k, r, old):
     """Where the Filippov flow goes from a point with <w_k, E_r> = 0: +1, -1, or 0 (slide on the plane).
 
-    v_plus / v_minus = d<w_k, E_r>/dt under the field of the side T_kr = +1 / -1.  Both pointing into the
-    plane (v_plus < 0 < v_minus) is an attracting sliding surface.  Both pointing away (repelling,
-    non-unique flow) continues on the side opposite to ``old`` (the arrival side).
+    v_plus / v_minus = d<w_k, E_r>/dt under the field of the side T_kr = +1 / -1 (``flow`` with that one
+    side changed).  Both pointing into the plane (v_plus < 0 < v_minus) is an attracting sliding surface.
+    Both pointing away (repelling, non-unique flow) continues on the side opposite to ``old`` (the
+    arrival side).
     """
     v = {}
     for side in (1, -1):
-        T2 = T.copy()
-        T2[k, r] = side
-        dV = _RegionFlow(model, T2, C).parts(theta)[0]
-        v[side] = float(dV[k] @ model.E[r])
+        dV = flow.with_side(k, r, side).parts(theta)[0]
+        v[side] = float(dV[k] @ flow.model.E[r])
     vp, vm = v[1], v[-1]
     if vp < 0 < vm:
         return 0
@@ -1076,8 +1093,8 @@ def gd_steps(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y: np.ndarray, *, lr
         W, a = W[None], a[None]
     lf = get_loss(loss)
     spec = _compiled_loss(lf, W, X)
-    if spec is not None:
-        W_out, a_out = _gd_steps_compiled(W, a, X, y, spec, alpha, lr, steps, at_kink, reduction)
+    if spec is not None:  # W, a are this call's own copies: stepped in place
+        W_out, a_out = _gd_steps_compiled(W, a, X, y, spec, alpha, lr, steps, at_kink, reduction, copy=False)
         return (W_out, a_out) if batched else (W_out[0], a_out[0])
     kink = _kink(alpha, at_kink)
     # seeds are independent: run them in chunks whose (chunk, m, n) work arrays stay in cache
