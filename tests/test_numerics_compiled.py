@@ -214,3 +214,16 @@ def test_empty_nets_and_data_take_the_numpy_path(monkeypatch):
     _same(c, r, 0.0)
     with pytest.raises(ValueError):
         nets.log_loss(np.zeros(0))
+
+
+def test_log_scaled_loss_is_compiled_and_shifts_time(monkeypatch):
+    W, a, X, y = _problem(B=None)
+    shifted = nets.log_scaled_loss("logistic", 3.0)
+    assert nets.kernel_loss(shifted)[1].tolist() == [3.0]
+    q = nets.margins(W, a, X, y)
+    np.testing.assert_allclose(nets.log_loss(q, shifted), 3.0 + nets.log_loss(q), rtol=1e-14)
+    c, r = _both(lambda: dict(flow.integrate_flow(W, a, X, y, loss=shifted, t_end=20.0 * np.exp(-3.0))),
+                 monkeypatch)
+    _same_flow(c, r, 1e-8)
+    plain = flow.integrate_flow(W, a, X, y, t_end=20.0, t_eval=[20.0])
+    np.testing.assert_allclose(c["W"], plain.W, rtol=1e-7, atol=1e-9)

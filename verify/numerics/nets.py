@@ -30,10 +30,9 @@ from . import _jit, _kernels
 
 __all__ = [
     "EXPONENTIAL", "LOGISTIC", "Loss", "activation", "activation_derivative", "activation_pattern",
-    "balance", "clarke_extreme_gradients", "flatten_params", "forward", "get_loss", "gradient", "log_loss",
-    "kernel_loss", "loss_value", "loss_weights", "margins", "min_norm_subgradient", "normalized_margin", "parameter_norm_sq",
-    "preactivations",
-    "scaled_loss", "unflatten_params",
+    "balance", "clarke_extreme_gradients", "flatten_params", "forward", "get_loss", "gradient", "kernel_loss",
+    "log_loss", "log_scaled_loss", "loss_value", "loss_weights", "margins", "min_norm_subgradient",
+    "normalized_margin", "parameter_norm_sq", "preactivations", "scaled_loss", "unflatten_params",
 ]
 
 
@@ -137,6 +136,30 @@ def scaled_loss(loss: str | Loss, factor: float) -> Loss:
     if spec is not None:
         _KERNEL_LOSSES[scaled] = (spec[0], (*spec[1], logc))
     return scaled
+
+
+def log_scaled_loss(loss: str | Loss, log_factor: float) -> Loss:
+    """The loss ``e^log_factor * l(q)``, built in log domain (``e^log_factor`` itself may overflow).
+
+    Its gradient flow is that of ``l`` with time multiplied by ``e^log_factor`` (the same trajectory); with
+    ``log_factor = -log L(theta0)`` the field is O(1) at theta0 however small L(theta0) is.  Like
+    :func:`scaled_loss`, it runs the compiled kernels when ``loss`` does.
+    """
+    base = get_loss(loss)
+    c = float(log_factor)
+    if not np.isfinite(c):
+        raise UsageError(f"log_scaled_loss: log_factor must be finite, got {log_factor}")
+    shifted = Loss(
+        name=f"e^{c:.6g}*{base.name}",
+        value=lambda q: np.exp(c + base.log_value(q)),
+        neg_derivative=lambda q: np.exp(c + base.log_neg_derivative(q)),
+        log_value=lambda q: c + base.log_value(q),
+        log_neg_derivative=lambda q: c + base.log_neg_derivative(q),
+    )
+    spec = _KERNEL_LOSSES.get(base)
+    if spec is not None:
+        _KERNEL_LOSSES[shifted] = (spec[0], (*spec[1], c))
+    return shifted
 
 
 def get_loss(loss: str | Loss) -> Loss:
