@@ -17,6 +17,8 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
+import numpy as np
+
 ENABLED = False
 _numba = None
 if os.environ.get("VERIFY_JIT", "1") not in ("0", "false", "no", "off"):
@@ -33,3 +35,13 @@ def jit(fn: Callable) -> Callable:
     if not ENABLED:
         return fn
     return _numba.njit(cache=True, nogil=True, error_model="numpy")(fn)
+
+
+def carray(x, dtype=np.float64) -> np.ndarray:
+    """``x`` as a C-contiguous, writeable array of ``dtype``, copied only when it is not one already.
+
+    Every array handed to a kernel goes through this: numba compiles one machine-code version per array
+    type, and layout (C, F, strided) and read-only-ness are part of the type, so without it one kernel
+    could be compiled several times over (once per caller's kind of array)."""
+    a = np.ascontiguousarray(x, dtype=dtype)
+    return a if a.flags.writeable else a.copy()

@@ -30,6 +30,7 @@ from scipy.integrate import solve_ivp
 
 from ..errors import UsageError
 from . import _jit, _kernels, _ode
+from ._jit import carray
 from .nets import (
     Loss,
     _log_count,
@@ -189,7 +190,7 @@ def _gd_steps_compiled(W, a, X, y, spec, alpha, lr, steps, at_kink, reduction, c
     are C-contiguous float64)."""
     W = np.array(W, dtype=np.float64, order="C", copy=True if copy else None)
     a = np.array(a, dtype=np.float64, order="C", copy=True if copy else None)
-    _kernels.gd_steps(W, a, np.ascontiguousarray(X, dtype=np.float64), np.ascontiguousarray(y, dtype=np.float64),
+    _kernels.gd_steps(W, a, carray(X), carray(y),
                       float(lr), int(steps), float(alpha), _kink(alpha, at_kink), spec[0], spec[1],
                       _log_count(X.shape[0], reduction))
     return W, a
@@ -233,6 +234,7 @@ def gradient_descent(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y: np.ndarra
     changes = np.zeros(B)
     spec = _compiled_loss(lf, W, X)
     if spec is not None:
+        W, a = carray(W), carray(a)  # updated in place by the compiled loop
         hist = _gradient_descent_compiled(W, a, X, y, spec, alpha, lr, steps, every, stop_margin, at_kink,
                                           reduction, b0, scale, active, nsteps, changes)
     else:
@@ -274,7 +276,7 @@ def _gradient_descent_compiled(W, a, X, y, spec, alpha, lr, steps, every, stop_m
     buffers = [np.empty((rows, B)) for _ in range(5)]
     prev = np.zeros((B, m, n), dtype=np.bool_)
     q, qmin = np.empty((B, n)), np.empty(B)
-    X, y = np.ascontiguousarray(X), np.ascontiguousarray(y)
+    X, y = carray(X), carray(y)
     k, row, done = 0, 0, False
     while not done:
         if row == len(step):
@@ -361,6 +363,7 @@ def normalized_gradient_descent(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y
     changes = np.zeros(B)
     spec = _compiled_loss(lf, W, X)
     if spec is not None:
+        W, a = carray(W), carray(a)  # updated in place by the compiled loop
         hist = _normalized_compiled(W, a, X, y, spec, alpha, lr, Qs, max_steps, every, at_kink, reduction, snaps,
                                     nxt, b0, scale, log_time, nsteps, changes)
     else:
@@ -392,7 +395,7 @@ def _normalized_compiled(W, a, X, y, spec, alpha, lr, Qs, max_steps, every, at_k
     step = np.empty(rows, dtype=np.int64)
     buffers = [np.empty((rows, B)) for _ in range(6)]
     prev = np.zeros((B, m, n), dtype=np.bool_)
-    X, y = np.ascontiguousarray(X), np.ascontiguousarray(y)
+    X, y = carray(X), carray(y)
     k, row, done = 0, 0, False
     while not done:
         if row == len(step):
@@ -498,13 +501,11 @@ class _Model:
         self.compiled = None
         if spec is not None:  # the same data as the tuple the compiled field takes (verify.numerics._ode)
             polar = signs is not None
-            X64 = np.ascontiguousarray(X, dtype=np.float64)
+            X64 = carray(X)
             self.compiled = (
-                X64, np.ascontiguousarray(X64.T), np.ascontiguousarray(y, dtype=np.float64), spec[0], spec[1],
-                _log_count(len(X), reduction), polar,
-                np.ascontiguousarray(signs if polar else np.zeros(m), dtype=np.float64),
-                np.ascontiguousarray(rho0 if polar else np.zeros(m), dtype=np.float64),
-                np.ascontiguousarray(self.E), self.sigma, self.xnorm,
+                X64, carray(X64.T), carray(y), spec[0], spec[1], _log_count(len(X), reduction), polar,
+                carray(signs if polar else np.zeros(m)), carray(rho0 if polar else np.zeros(m)),
+                carray(self.E), carray(self.sigma), carray(self.xnorm),
                 np.cumsum([0] + [len(mm) for mm in self.members]).astype(np.int64),
                 np.concatenate(self.members).astype(np.int64))
 
@@ -543,14 +544,15 @@ class _RegionFlow:
         self.compiled = None
         if model.compiled is not None:
             counts = [len(planes) for _, planes in self.sliding_neurons]
-            self.compiled = (np.ascontiguousarray(self.T, dtype=np.int64), self.C, self.H_phi, self.H_free,
+            self.H_phi, self.H_free = carray(self.H_phi), carray(self.H_free)
+            self.compiled = (carray(self.T, np.int64), carray(self.C, np.bool_), self.H_phi, self.H_free,
                              self.h_plus, self.h_minus, np.cumsum([0] + counts).astype(np.int64),
                              np.array([k for k, _ in self.sliding_neurons], dtype=np.int64),
                              np.array([r for _, r in self.pairs], dtype=np.int64), np.zeros(T.shape))
 
     def region_arrays(self, off):
         """The region as the compiled field takes it (verify.numerics._ode), with crossing offsets ``off``."""
-        return self.compiled[:-1] + (np.ascontiguousarray(off, dtype=np.float64),)
+        return self.compiled[:-1] + (carray(off),)
 
     def with_side(self, k, r, side):
         """This region with neuron k on side ``side`` of plane r (the fields on either side of a boundary)."""
@@ -565,7 +567,7 @@ class _RegionFlow:
         other.H_phi[k, idx] = 0.5 * (1.0 + mo.alpha) if self.C[k, r] else h
         if self.compiled is not None:
             c = self.compiled
-            other.compiled = (np.ascontiguousarray(other.T, dtype=np.int64), c[1], other.H_phi, other.H_free) + c[4:]
+            other.compiled = (carray(other.T, np.int64), c[1], carray(other.H_phi), carray(other.H_free)) + c[4:]
         return other
 
     def parts(self, theta):
@@ -573,7 +575,7 @@ class _RegionFlow:
         mo = self.model
         if self.compiled is not None:
             dV, dr, lam = np.empty((mo.m, mo.d)), np.empty(mo.m), np.empty(max(len(self.pairs), 1))
-            _ode.parts(np.ascontiguousarray(theta, dtype=np.float64), mo.compiled, self.compiled, dV, dr, lam)
+            _ode.parts(carray(theta), mo.compiled, self.compiled, dV, dr, lam)
             return dV, dr, dict(zip(self.pairs, lam.tolist()))
         V, r = theta[: mo.m * mo.d].reshape(mo.m, mo.d), theta[mo.m * mo.d:]
         if mo.signs is None:
@@ -763,10 +765,10 @@ def _segment_compiled(flow, off, theta, s0, s1, rtol, atol, log_time, n_events, 
     """:func:`_segment_scipy` in compiled code (verify.numerics._ode.region_segment), same returns."""
     mo = flow.model
     N = len(theta)
-    cand = np.ascontiguousarray(cand, dtype=np.float64)
+    cand = carray(cand)
     out, y_end, F, y_old, step = np.empty((len(cand), N)), np.empty(N), np.empty((7, N)), np.empty(N), np.empty(2)
     status, event, s_end, n_out, nrhs = _ode.region_segment(
-        np.ascontiguousarray(theta, dtype=np.float64), float(s0), float(s1), float(rtol), float(atol),
+        carray(theta), float(s0), float(s1), float(rtol), float(atol),
         bool(log_time), mo.compiled, flow.region_arrays(off), mo.m, mo.d, n_events, cand, nrhs, int(max_rhs),
         N ** 0.5, out, y_end, F, y_old, step)
     if status == _ode.BUDGET:
@@ -1078,7 +1080,7 @@ def gd_steps(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y: np.ndarray, *, lr
     """
     W = np.array(W0, dtype=np.float64)
     a = np.array(a0, dtype=np.float64)
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    X = carray(X)
     y = np.asarray(y, dtype=np.float64)
     if W.ndim not in (2, 3) or a.shape != W.shape[:-1]:
         raise UsageError(f"W0 must be (m, d) or (B, m, d) and a0 of shape W0.shape[:-1]; got {W.shape}, {a.shape}")
@@ -1124,9 +1126,9 @@ def gd_log_time(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y: np.ndarray, *,
     """
     W = np.array(W0, dtype=np.float64, order="C")
     a = np.array(a0, dtype=np.float64, order="C")
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    y = np.ascontiguousarray(y, dtype=np.float64)
-    s_k = np.ascontiguousarray(np.atleast_1d(np.asarray(log_times, dtype=np.float64)))
+    X = carray(X)
+    y = carray(y)
+    s_k = carray(np.atleast_1d(np.asarray(log_times, dtype=np.float64)))
     if W.ndim != 2 or a.shape != W.shape[:1]:
         raise UsageError(f"gd_log_time: W0 must be (m, d) and a0 (m,); got {W.shape}, {a.shape}")
     if X.ndim != 2 or X.shape[1] != W.shape[1] or y.shape != (X.shape[0],):

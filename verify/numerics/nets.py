@@ -27,6 +27,7 @@ from scipy.special import expit
 
 from ..errors import UsageError
 from . import _jit, _kernels
+from ._jit import carray
 
 __all__ = [
     "EXPONENTIAL", "LOGISTIC", "Loss", "activation", "activation_derivative", "activation_pattern",
@@ -197,7 +198,7 @@ def log_loss(q: np.ndarray, loss: str | Loss = "logistic", *, reduction: str = "
     lf = get_loss(loss)
     spec = kernel_loss(lf) if _jit.ENABLED and q.ndim >= 1 and q.size > 0 else None
     if spec is not None:  # compiled: one pass, no temporaries (the same formula)
-        rows = np.ascontiguousarray(q.reshape(-1, q.shape[-1]))
+        rows = carray(q.reshape(-1, q.shape[-1]))
         out = np.empty(rows.shape[0])
         _kernels.log_loss_rows(rows, spec[0], spec[1], _log_count(q.shape[-1], reduction), out)
         return out.reshape(q.shape[:-1]) if q.ndim > 1 else out[0]
@@ -281,11 +282,11 @@ def _compilable(W: np.ndarray, X) -> bool:
 
 def _compiled_margins(W, a, X, y, alpha) -> np.ndarray:
     """y * f(X) by the compiled kernel (``y`` None: f itself), with the batch shape of W."""
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    y = np.ones(X.shape[0]) if y is None else np.ascontiguousarray(y, dtype=np.float64)
+    X = carray(X)
+    y = np.ones(X.shape[0]) if y is None else carray(y)
     W3, a2 = (W, a) if W.ndim == 3 else (W[None], a[None])
     out = np.empty((W3.shape[0], X.shape[0]))
-    _kernels.margins_batch(np.ascontiguousarray(W3), np.ascontiguousarray(a2), X, y, float(alpha), out)
+    _kernels.margins_batch(carray(W3), carray(a2), X, y, float(alpha), out)
     return out if W.ndim == 3 else out[0]
 
 
@@ -370,8 +371,7 @@ def gradient(W: np.ndarray, a: np.ndarray, X: np.ndarray, y: np.ndarray, alpha: 
         W3, a2 = (W, a) if W.ndim == 3 else (W[None], a[None])
         dW, da = np.empty(W3.shape), np.empty(a2.shape)
         kink = 0.5 * (1.0 + alpha) if at_kink is None else float(at_kink)
-        _kernels.gradient_batch(np.ascontiguousarray(W3), np.ascontiguousarray(a2),
-                                np.ascontiguousarray(X, dtype=np.float64), np.ascontiguousarray(yv), float(alpha),
+        _kernels.gradient_batch(carray(W3), carray(a2), carray(X), carray(yv), float(alpha),
                                 kink, spec[0], spec[1], _log_count(yv.shape[0], reduction), bool(normalized), dW, da)
         return (dW, da) if W.ndim == 3 else (dW[0], da[0])
     c, Z = _signed_weights(W, a, X, y, alpha, loss, normalized, reduction)
