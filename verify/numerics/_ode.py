@@ -506,3 +506,284 @@ def region_segment(theta0, s0, s1, rtol, atol, log_time, model, region, m, d, n_
             for i in range(N):
                 y_end[i] = y[i]
             return FINISHED, -1, t, n_out, nrhs
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Region by region (flow._integrate_single)
+# ----------------------------------------------------------------------------------------------------------
+
+# status codes of integrate_regions (besides FINISHED, TOO_SMALL_STEP, BUDGET and the EVENT_* errors)
+MAX_EVENTS, ZENO = -6, -7
+EVENT_KINDS = ("cross", "slide", "exit")
+
+
+@jit
+def build_region(T, Cm, rep, sigma, alpha, h_plus, h_minus, off):
+    """The region tuple of ``flow._RegionFlow`` for sides T and sliding flags Cm."""
+    m, R = T.shape
+    n = rep.shape[0]
+    H_phi, H_free = np.empty((m, n)), np.empty((m, n))
+    for k in range(m):
+        for i in range(n):
+            h = 1.0 if sigma[i] * T[k, rep[i]] > 0 else alpha
+            if Cm[k, rep[i]]:
+                H_free[k, i] = 0.0
+                H_phi[k, i] = 0.5 * (1.0 + alpha)
+            else:
+                H_free[k, i] = h
+                H_phi[k, i] = h
+    count, neurons = 0, 0
+    for k in range(m):
+        any_k = False
+        for r in range(R):
+            if Cm[k, r]:
+                count += 1
+                any_k = True
+        if any_k:
+            neurons += 1
+    sptr, sneuron, splane = np.zeros(neurons + 1, dtype=np.int64), np.empty(neurons, dtype=np.int64), \
+        np.empty(count, dtype=np.int64)
+    s, p = 0, 0
+    for k in range(m):
+        start = p
+        for r in range(R):
+            if Cm[k, r]:
+                splane[p] = r
+                p += 1
+        if p > start:
+            sneuron[s] = k
+            s += 1
+            sptr[s] = p
+    return (T.copy(), Cm.copy(), H_phi, H_free, h_plus, h_minus, sptr, sneuron, splane, off)
+
+
+@jit
+def _plane_products(W, E):
+    """G = W E^T."""
+    m, d = W.shape
+    R = E.shape[0]
+    G = np.empty((m, R))
+    for k in range(m):
+        for r in range(R):
+            g = 0.0
+            for j in range(d):
+                g += W[k, j] * E[r, j]
+            G[k, r] = g
+    return G
+
+
+@jit
+def integrate_regions(theta0, t_end, t_eval, rtol, atol, log_time, max_events, max_rhs, model, alpha, m, d, rep,
+                      rep_point, sqrt_n, out_t, out_y, ev_t, ev_kind, ev_k, ev_r, sl_start, sl_end, sl_k, sl_r,
+                      theta_out):
+    """flow._integrate_single in compiled code: region by region until t_end, an error or a budget.
+
+    Returns (status, t, n_out, n_events, n_sliding, nrhs, stuck); the records go to the output arrays
+    (events: time, kind 0 cross / 1 slide / 2 exit, neuron, plane; sliding episodes: start, end, neuron,
+    plane), the final state to ``theta_out``."""
+    E, sigma = model[9], model[10]
+    R = E.shape[0]
+    N = theta0.shape[0]
+    eps = EPS
+    h_plus, h_minus = np.empty(rep.shape[0]), np.empty(rep.shape[0])
+    for i in range(rep.shape[0]):
+        h_plus[i] = 1.0 if sigma[i] > 0 else alpha
+        h_minus[i] = alpha if sigma[i] > 0 else 1.0
+    theta = theta0.copy()
+    T = np.empty((m, R), dtype=np.int64)
+    G0 = _plane_products(theta[: m * d].reshape((m, d)), E)
+    for k in range(m):
+        for r in range(R):
+            T[k, r] = 1 if G0[k, r] > 0 else -1
+    Cm = np.zeros((m, R), dtype=np.bool_)
+    open_idx = np.full((m, R), -1, dtype=np.int64)
+    has_kink = alpha < 1.0
+    t = 0.0
+    n_out, n_ev, n_sl, nrhs = 0, 0, 0, 0
+    stuck_t, have_stuck, stuck = 0.0, False, 0
+    status = FINISHED
+    K_eval = t_eval.shape[0]
+    seg_out = np.empty((K_eval, N))
+    y_end, F, y_old, step = np.empty(N), np.empty((7, N)), np.empty(N), np.empty(2)
+    dV, dr = np.empty((m, d)), np.empty(m)
+    while True:
+        W = theta[: m * d].reshape((m, d))
+        any_c = False
+        for kk in range(m):
+            p = 0
+            for r in range(R):
+                if Cm[kk, r]:
+                    p += 1
+            if p == 0:
+                continue
+            any_c = True
+            Ec = np.empty((p, d))
+            q = 0
+            for r in range(R):
+                if Cm[kk, r]:
+                    Ec[q] = E[r]
+                    q += 1
+            M = Ec @ Ec.T
+            rhs_ = Ec @ W[kk].copy()
+            coef = np.linalg.lstsq(M, rhs_, EPS * p)[0]
+            W[kk] -= Ec.T @ coef
+        G = _plane_products(W, E)
+        off = np.zeros((m, R))
+        for k in range(m):
+            for r in range(R):
+                u = 0.0
+                for j in range(d):
+                    u += abs(W[k, j]) * abs(E[r, j])
+                ulp = 8 * eps * u
+                tg = T[k, r] * G[k, r]
+                if tg < ulp:
+                    off[k, r] = ulp - tg
+        region = build_region(T, Cm, rep, sigma, alpha, h_plus, h_minus, off)
+        s0 = np.log1p(t) if log_time else t
+        s1 = np.log1p(t_end) if log_time else t_end
+        n_events = (2 if any_c else 1) if has_kink else 0
+        j0 = 0
+        while j0 < K_eval and not t_eval[j0] >= t:
+            j0 += 1
+        cand = np.empty(K_eval - j0)
+        for j in range(K_eval - j0):
+            cand[j] = np.log1p(t_eval[j0 + j]) if log_time else t_eval[j0 + j]
+        seg_status, event, s_end, n_cand, nrhs = region_segment(
+            theta, s0, s1, rtol, atol, log_time, model, region, m, d, n_events, cand, nrhs, max_rhs, sqrt_n,
+            seg_out, y_end, F, y_old, step)
+        if seg_status == BUDGET or seg_status == TOO_SMALL_STEP:
+            status = seg_status
+            break
+        if seg_status < 0:
+            status = seg_status
+            t = s_end
+            break
+        t_stop = np.expm1(s_end) if log_time else s_end
+        count = 0
+        while count < cand.shape[0] and (seg_status == FINISHED or t_eval[j0 + count] <= t_stop):
+            count += 1
+        first = 1 if count > 0 and n_out > 0 and t_eval[j0] <= out_t[n_out - 1] else 0
+        for idx in range(first, count):
+            out_t[n_out] = t_eval[j0 + idx]
+            if idx < n_cand:
+                out_y[n_out] = seg_out[idx]
+            else:  # rounding put the point past the last step: its interpolant
+                dense_eval(F, y_old, step[0], step[1], cand[idx], out_y[n_out])
+            n_out += 1
+        if seg_status == FINISHED:
+            theta = y_end.copy()
+            t = t_end
+            break
+        if n_ev >= max_events:
+            status = MAX_EVENTS
+            break
+        theta = y_end.copy()
+        t_new = np.expm1(s_end) if log_time else s_end
+        if have_stuck and t_new - stuck_t <= 1e-12 * (1.0 + abs(t_new)):
+            stuck += 1
+        else:
+            stuck = 0
+        stuck_t, have_stuck, t = t_new, True, t_new
+        if stuck > 4 * (m * R + 1):
+            status = ZENO
+            break
+        W = theta[: m * d].reshape((m, d))
+        G = _plane_products(W, E)
+        lam = np.empty(max(region[8].shape[0], 1))
+        if event == 0:
+            # the plane that fired: among planes within rounding of the boundary, one approached
+            parts(theta, model, region, dV, dr, lam)
+            rate = _plane_products(dV, E)
+            gmin, gnan = np.inf, False
+            g = np.empty((m, R))
+            for k in range(m):
+                for r in range(R):
+                    g[k, r] = np.inf if Cm[k, r] else T[k, r] * G[k, r] + off[k, r]
+                    rate[k, r] = 0.0 if Cm[k, r] else T[k, r] * rate[k, r]
+                    if g[k, r] != g[k, r]:
+                        gnan = True
+                    elif g[k, r] < gmin:
+                        gmin = g[k, r]
+            if gnan:
+                gmin = np.nan
+            any_moving = False
+            moving = np.zeros((m, R), dtype=np.bool_)
+            for k in range(m):
+                s = 0.0
+                for j in range(d):
+                    s += W[k, j] * W[k, j]
+                tol = 1e-12 * (np.sqrt(s) + 1e-300)
+                for r in range(R):
+                    if g[k, r] <= gmin + tol and rate[k, r] < 0:
+                        moving[k, r] = True
+                        any_moving = True
+            kk, rr, best, found = 0, 0, np.inf, False
+            for k in range(m):
+                for r in range(R):
+                    v = (rate[k, r] if moving[k, r] else np.inf) if any_moving else g[k, r]
+                    if not found:
+                        kk, rr, best, found = k, r, v, True
+                        if v != v:
+                            break
+                    elif best == best and (v != v or v < best):
+                        kk, rr, best = k, r, v
+                        if v != v:
+                            break
+                if best != best:
+                    break
+            v_side = np.zeros(2)
+            for si in range(2):
+                side = 1 if si == 0 else -1
+                T2 = T.copy()
+                T2[kk, rr] = side
+                parts(theta, model, build_region(T2, Cm, rep, sigma, alpha, h_plus, h_minus, off), dV, dr, lam)
+                acc = 0.0
+                for j in range(d):
+                    acc += dV[kk, j] * E[rr, j]
+                v_side[si] = acc
+            vp, vm = v_side[0], v_side[1]
+            if vp < 0 < vm:
+                side = 0
+            elif (vp >= 0 and vm > 0) or (vp > 0 and vm >= 0):
+                side = 1
+            elif (vp <= 0 and vm < 0) or (vp < 0 and vm <= 0):
+                side = -1
+            else:
+                side = -T[kk, rr]
+            if side == 0:
+                Cm[kk, rr] = True
+                sl_start[n_sl], sl_end[n_sl], sl_k[n_sl], sl_r[n_sl] = t, np.nan, kk, rr
+                open_idx[kk, rr] = n_sl
+                n_sl += 1
+                ev_t[n_ev], ev_kind[n_ev], ev_k[n_ev], ev_r[n_ev] = t, 1, kk, rr
+                n_ev += 1
+            else:
+                if side != T[kk, rr]:
+                    ev_t[n_ev], ev_kind[n_ev], ev_k[n_ev], ev_r[n_ev] = t, 0, kk, rr
+                    n_ev += 1
+                T[kk, rr] = side
+        else:
+            parts(theta, model, region, dV, dr, lam)
+            sptr, sneuron, splane = region[6], region[7], region[8]
+            best, pick, lam_pick = 0.0, 0, 0.0
+            for p in range(splane.shape[0]):
+                v = lam[p] if not (1.0 - lam[p] < lam[p]) else 1.0 - lam[p]
+                if p == 0 or v < best:
+                    best, pick, lam_pick = v, p, lam[p]
+            kk = 0
+            for s_ in range(sneuron.shape[0]):
+                if sptr[s_] <= pick < sptr[s_ + 1]:
+                    kk = sneuron[s_]
+            rr = splane[pick]
+            Cm[kk, rr] = False
+            T[kk, rr] = 1 if lam_pick >= 0.5 else -1
+            sl_end[open_idx[kk, rr]] = t
+            open_idx[kk, rr] = -1
+            ev_t[n_ev], ev_kind[n_ev], ev_k[n_ev], ev_r[n_ev] = t, 2, kk, rr
+            n_ev += 1
+    for i in range(n_sl):
+        if sl_end[i] != sl_end[i]:
+            sl_end[i] = t
+    for i in range(N):
+        theta_out[i] = theta[i]
+    return status, t, n_out, n_ev, n_sl, nrhs, stuck

@@ -609,6 +609,8 @@ class _RegionFlow:
 
 def _integrate_single(model, theta0, t_end, t_eval, rtol, atol, log_time, max_events, max_rhs):
     """Region-by-region integration of one network (see integrate_flow); returns the raw pieces."""
+    if model.compiled is not None:
+        return _integrate_compiled(model, theta0, t_end, t_eval, rtol, atol, log_time, max_events, max_rhs)
     m, d, E = model.m, model.d, model.E
     R = len(E)
     T = np.where(theta0[: m * d].reshape(m, d) @ E.T > 0, 1, -1)
@@ -711,6 +713,41 @@ def _integrate_single(model, theta0, t_end, t_eval, rtol, atol, log_time, max_ev
         rec["t_end"] = t
     out_y = np.asarray(out_y).reshape(len(out_t), m * d + m)
     return theta, t, np.asarray(out_t), out_y, events, sliding, success, message, nrhs
+
+
+def _integrate_compiled(model, theta0, t_end, t_eval, rtol, atol, log_time, max_events, max_rhs):
+    """:func:`_integrate_single` as one compiled loop (verify.numerics._ode.integrate_regions): the same
+    regions, events, sliding episodes and messages."""
+    m, d = model.m, model.d
+    N, K, cap = len(theta0), len(t_eval), int(max_events) + 1
+    out_t, out_y, theta = np.empty(K), np.empty((K, N)), np.empty(N)
+    ev_t, ev_kind, ev_k, ev_r = np.empty(cap), np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.int64)
+    sl_start, sl_end, sl_k, sl_r = np.empty(cap), np.empty(cap), np.empty(cap, np.int64), np.empty(cap, np.int64)
+    status, t, n_out, n_ev, n_sl, nrhs, stuck = _ode.integrate_regions(
+        carray(theta0), float(t_end), carray(t_eval), float(rtol), float(atol), bool(log_time), int(max_events),
+        int(max_rhs), model.compiled, float(model.alpha), m, d, carray(model.rep, np.int64),
+        carray(model.rep_point, np.int64), N ** 0.5, out_t, out_y, ev_t, ev_kind, ev_k, ev_r, sl_start, sl_end,
+        sl_k, sl_r, theta)
+    if status == _ode.EVENT_SIGN_ERROR:  # what scipy's brentq raises from solve_ivp's event location
+        raise ValueError("f(a) and f(b) must have different signs")
+    if status == _ode.EVENT_NAN:
+        raise ValueError(f"The function value at x={t:f} is NaN; solver cannot continue.")
+    if status == _ode.EVENT_NO_CONVERGENCE:
+        raise RuntimeError("Failed to converge after 100 iterations")
+    message = {
+        _ode.FINISHED: "ok",
+        _ode.BUDGET: f"right-hand-side budget of {max_rhs} evaluations exhausted at t = {t:.6g}",
+        _ode.TOO_SMALL_STEP: f"solve_ivp failed at t = {t:.6g}: Required step size is less than spacing between "
+                             "numbers.",
+        _ode.MAX_EVENTS: f"more than {max_events} pattern events by t = {t:.6g} (chattering?)",
+        _ode.ZENO: f"Zeno point: {stuck} pattern events at t = {t:.6g} without progress (use gradient_descent here)",
+    }[status]
+    rp = model.rep_point
+    events = [(float(ev_t[i]), _ode.EVENT_KINDS[ev_kind[i]], int(ev_k[i]), int(rp[ev_r[i]])) for i in range(n_ev)]
+    sliding = [{"t_start": float(sl_start[i]), "t_end": float(sl_end[i]), "neuron": int(sl_k[i]),
+                "point": int(rp[sl_r[i]]), "points": model.members[sl_r[i]].tolist()} for i in range(n_sl)]
+    return (theta, float(t), out_t[:n_out].copy(), out_y[:n_out].copy(), events, sliding, status == _ode.FINISHED,
+            message, int(nrhs))
 
 
 class _Budget(Exception):
