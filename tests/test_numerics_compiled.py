@@ -227,3 +227,16 @@ def test_log_scaled_loss_is_compiled_and_shifts_time(monkeypatch):
     _same_flow(c, r, 1e-8)
     plain = flow.integrate_flow(W, a, X, y, t_end=20.0, t_eval=[20.0])
     np.testing.assert_allclose(c["W"], plain.W, rtol=1e-7, atol=1e-9)
+
+
+def test_verify_jit_0_switches_the_kernels_off():
+    import os
+    import subprocess
+    import sys
+
+    code = ("from verify.numerics import _jit, flow; import numpy as np; assert not _jit.ENABLED; "
+            "W, a = flow.gd_steps(np.ones((2, 2)), np.ones(2), np.eye(2), np.array([1.0, -1.0]), lr=0.1, steps=3); "
+            "assert np.all(np.isfinite(W))")
+    r = subprocess.run([sys.executable, "-c", code], env={**os.environ, "VERIFY_JIT": "0"}, capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr
