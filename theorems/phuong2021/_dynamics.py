@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from verify.numerics import nets
-from verify.numerics.flow import gd_steps, integrate_flow
+from verify.numerics.flow import gd_log_time, gd_steps, integrate_flow
 from verify.numerics.nets import LOGISTIC, Loss, forward, gradient, margins
 from verify.numerics.sectors import sector_of
 
@@ -139,21 +139,13 @@ def gd_history(X, y, a0, W0, eta: float, steps: int, *, loss: str = "ce", record
 
 
 def log_time_gd(X, y, a0, W0, s_checkpoints, h: float = 0.002):
-    """GD with log-time steps dt = h (1 + t)/max(1, log(1 + t)) (explicit Euler on the flow, one
-    verify.numerics.flow.gd_steps step each; used where kinks make adaptive solvers stall, i.e. on data
-    that are not orthogonally separable). Returns the states (a, W) at the checkpoints s = log(1 + t)."""
-    a, W = np.array(a0, dtype=float), np.array(W0, dtype=float)
-    t, out, k = 0.0, [], 0
-    s_checkpoints = np.asarray(s_checkpoints, float)
-    while k < s_checkpoints.size:
-        if np.log1p(t) >= s_checkpoints[k]:
-            out.append((a.copy(), W.copy()))
-            k += 1
-            continue
-        dt = h * (1 + t) / max(1.0, np.log1p(t))
-        W, a = gd_steps(W, a, X, y, lr=dt, steps=1, at_kink=0.0, reduction="sum")
-        t += dt
-    return out
+    """GD with log-time steps dt = h (1 + t)/max(1, log(1 + t)) (explicit Euler on the flow,
+    verify.numerics.flow.gd_log_time, compiled from checkpoint to checkpoint; used where kinks make adaptive
+    solvers stall, i.e. on data that are not orthogonally separable). Returns the states (a, W) at the
+    checkpoints s = log(1 + t)."""
+    W, a = gd_log_time(W0, a0, X, y, h=h, log_times=np.asarray(s_checkpoints, float), at_kink=0.0,
+                       reduction="sum")
+    return list(zip(a, W))
 
 
 # ------------------------------------------------------------------------------------------------

@@ -22,25 +22,30 @@ compute it from the returned parameters when a claim needs it.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
 from scipy.integrate import solve_ivp
 
 from ..errors import UsageError
+from . import _jit, _kernels, _ode
+from ._jit import carray
 from .nets import (
     Loss,
+    _log_count,
     activation,
     activation_derivative,
     balance,
     get_loss,
+    kernel_loss,
     log_loss,
     loss_weights,
     preactivations,
 )
 
-__all__ = ["FlowResult", "gd_step_flops", "gd_steps", "gradient_descent", "integrate_flow", "normalized_gradient_descent",
-           "simulate_log_scale"]
+__all__ = ["FlowResult", "gd_log_time", "gd_step_flops", "gd_steps", "gradient_descent", "integrate_flow",
+           "normalized_gradient_descent", "simulate_log_scale"]
 
 
 class FlowResult(dict):
@@ -163,6 +168,34 @@ def _flat_norm(W, a):
     return np.sqrt(np.sum(W ** 2, axis=(-2, -1)) + np.sum(a ** 2, axis=-1))
 
 
+def _compiled_loss(lf: Loss, W: np.ndarray | None = None, X: np.ndarray | None = None) -> tuple[int, np.ndarray] | None:
+    """The loss as the compiled kernels take it, or None: numba off, a user-defined loss, or an empty net
+    or data set (the numpy path then says what is wrong)."""
+    if not _jit.ENABLED or (W is not None and W.size == 0) or (X is not None and len(X) == 0):
+        return None
+    return kernel_loss(lf)
+
+
+def _kink(alpha, at_kink) -> float:
+    return 0.5 * (1.0 + alpha) if at_kink is None else float(at_kink)
+
+
+def _grow(buffers: list[np.ndarray]) -> list[np.ndarray]:
+    """History buffers with twice the rows (the compiled loops return when theirs are full)."""
+    return [np.concatenate([b, np.empty_like(b)]) for b in buffers]
+
+
+def _gd_steps_compiled(W, a, X, y, spec, alpha, lr, steps, at_kink, reduction, copy=True):
+    """``steps`` GD steps by the compiled loop; on copies of W, a (in place when ``copy`` is False and they
+    are C-contiguous float64)."""
+    W = np.array(W, dtype=np.float64, order="C", copy=True if copy else None)
+    a = np.array(a, dtype=np.float64, order="C", copy=True if copy else None)
+    _kernels.gd_steps(W, a, carray(X), carray(y),
+                      float(lr), int(steps), float(alpha), _kink(alpha, at_kink), spec[0], spec[1],
+                      _log_count(X.shape[0], reduction))
+    return W, a
+
+
 # ----------------------------------------------------------------------------------------------------------
 # Gradient descent
 # ----------------------------------------------------------------------------------------------------------
@@ -199,6 +232,68 @@ def gradient_descent(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y: np.ndarra
     active = np.ones(B, dtype=bool)
     nsteps = np.zeros(B, dtype=int)
     changes = np.zeros(B)
+    spec = _compiled_loss(lf, W, X)
+    if spec is not None:
+        W, a = carray(W), carray(a)  # updated in place by the compiled loop
+        hist = _gradient_descent_compiled(W, a, X, y, spec, alpha, lr, steps, every, stop_margin, at_kink,
+                                          reduction, b0, scale, active, nsteps, changes)
+    else:
+        W, a, hist = _gradient_descent_numpy(W, a, X, y, lf, alpha, lr, steps, every, stop_margin, at_kink,
+                                             reduction, b0, scale, active, nsteps, changes)
+
+    err = None
+    if error_estimate is not None:
+        if error_estimate not in ("prefix", "full"):
+            raise UsageError(f"error_estimate must be 'prefix', 'full' or None; got {error_estimate!r}")
+        P = steps if error_estimate == "full" else min(steps, int(error_prefix))
+        W0b, a0b, *_ = _batched(W0, a0, X, y)
+        if spec is not None:
+            W1, a1 = _gd_steps_compiled(W0b, a0b, X, y, spec, alpha, lr, P, at_kink, reduction)
+            W2, a2 = _gd_steps_compiled(W0b, a0b, X, y, spec, alpha, lr / 2, 2 * P, at_kink, reduction)
+        else:
+            W1, a1 = _run_gd(W0b, a0b, X, y, alpha, lf, lr, P, at_kink, reduction)
+            W2, a2 = _run_gd(W0b, a0b, X, y, alpha, lf, lr / 2, 2 * P, at_kink, reduction)
+        err = 2 * _flat_norm(W1 - W2, a1 - a2) / np.maximum(_flat_norm(W2, a2), np.finfo(float).tiny)
+        err = _unbatch(err, batched)
+    finite = bool(np.all(np.isfinite(W)) and np.all(np.isfinite(a)))
+    reached = stop_margin is None or not active.any()
+    return FlowResult(
+        W=_unbatch(W, batched), a=_unbatch(a, batched), t=_unbatch(nsteps * lr, batched),
+        nsteps=_unbatch(nsteps, batched), history=_finish_history(hist, batched), success=finite and reached,
+        message=("non-finite parameters" if not finite else
+                 "ok" if reached else f"stop_margin {stop_margin} not reached in {steps} steps"),
+        error_estimate=err, sliding=[],
+    )
+
+
+def _gradient_descent_compiled(W, a, X, y, spec, alpha, lr, steps, every, stop_margin, at_kink, reduction,
+                               b0, scale, active, nsteps, changes):
+    """The loop of gradient_descent in compiled code (W, a, active, nsteps, changes updated in place)."""
+    B, m, _ = W.shape
+    n = X.shape[0]
+    rows = min(steps // every + 2, 1024)
+    step = np.empty(rows, dtype=np.int64)
+    buffers = [np.empty((rows, B)) for _ in range(5)]
+    prev = np.zeros((B, m, n), dtype=np.bool_)
+    q, qmin = np.empty((B, n)), np.empty(B)
+    X, y = carray(X), carray(y)
+    k, row, done = 0, 0, False
+    while not done:
+        if row == len(step):
+            step, *buffers = _grow([step, *buffers])
+        k, row, done = _kernels.gd_run(
+            W, a, X, y, float(lr), steps, every, 0.0 if stop_margin is None else float(stop_margin),
+            stop_margin is not None, float(alpha), _kink(alpha, at_kink), spec[0], spec[1],
+            _log_count(n, reduction), b0, scale, active, nsteps, changes, prev, q, qmin, k, row, step, *buffers)
+    step = step[:row]
+    hist = {"t": step * lr, "step": step}
+    for key, buf in zip(("log_loss", "min_margin", "normalized_margin", "balance_drift", "pattern_changes"), buffers):
+        hist[key] = buf[:row]
+    return hist
+
+
+def _gradient_descent_numpy(W, a, X, y, lf, alpha, lr, steps, every, stop_margin, at_kink, reduction, b0, scale,
+                            active, nsteps, changes):
     prev = None
     hist: dict[str, list] = {k: [] for k in ("t", "step", "log_loss", "min_margin", "normalized_margin",
                                              "balance_drift", "pattern_changes")}
@@ -227,26 +322,7 @@ def gradient_descent(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y: np.ndarra
         a = a - lr * da * active[:, None]
         nsteps += active
         k += 1
-
-    err = None
-    if error_estimate is not None:
-        if error_estimate not in ("prefix", "full"):
-            raise UsageError(f"error_estimate must be 'prefix', 'full' or None; got {error_estimate!r}")
-        P = steps if error_estimate == "full" else min(steps, int(error_prefix))
-        W0b, a0b, *_ = _batched(W0, a0, X, y)
-        W1, a1 = _run_gd(W0b, a0b, X, y, alpha, lf, lr, P, at_kink, reduction)
-        W2, a2 = _run_gd(W0b, a0b, X, y, alpha, lf, lr / 2, 2 * P, at_kink, reduction)
-        err = 2 * _flat_norm(W1 - W2, a1 - a2) / np.maximum(_flat_norm(W2, a2), np.finfo(float).tiny)
-        err = _unbatch(err, batched)
-    finite = bool(np.all(np.isfinite(W)) and np.all(np.isfinite(a)))
-    reached = stop_margin is None or not active.any()
-    return FlowResult(
-        W=_unbatch(W, batched), a=_unbatch(a, batched), t=_unbatch(nsteps * lr, batched),
-        nsteps=_unbatch(nsteps, batched), history=_finish_history(hist, batched), success=finite and reached,
-        message=("non-finite parameters" if not finite else
-                 "ok" if reached else f"stop_margin {stop_margin} not reached in {steps} steps"),
-        error_estimate=err, sliding=[],
-    )
+    return W, a, hist
 
 
 def normalized_gradient_descent(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y: np.ndarray, *,
@@ -285,6 +361,63 @@ def normalized_gradient_descent(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y
     log_time = np.full(B, -np.inf)
     nsteps = np.zeros(B, dtype=int)
     changes = np.zeros(B)
+    spec = _compiled_loss(lf, W, X)
+    if spec is not None:
+        W, a = carray(W), carray(a)  # updated in place by the compiled loop
+        hist = _normalized_compiled(W, a, X, y, spec, alpha, lr, Qs, max_steps, every, at_kink, reduction, snaps,
+                                    nxt, b0, scale, log_time, nsteps, changes)
+    else:
+        W, a, hist = _normalized_numpy(W, a, X, y, lf, alpha, lr, Qs, max_steps, every, at_kink, reduction, snaps,
+                                       nxt, b0, scale, log_time, nsteps, changes)
+
+    if not batched:
+        snaps = [{key: (v[0] if isinstance(v, np.ndarray) else v) for key, v in s.items()} for s in snaps]
+    finite = bool(np.all(np.isfinite(W)) and np.all(np.isfinite(a)))
+    reached = not (nxt < H).any()
+    return FlowResult(
+        W=_unbatch(W, batched), a=_unbatch(a, batched), t=_unbatch(nsteps, batched),
+        nsteps=_unbatch(nsteps, batched), history=_finish_history(hist, batched), snapshots=snaps,
+        success=finite and reached,
+        message=("non-finite parameters" if not finite else "ok" if reached
+                 else f"horizon {Qs[np.min(nxt)]:g} not reached by every element in {max_steps} steps"),
+        error_estimate=None, sliding=[],
+    )
+
+
+def _normalized_compiled(W, a, X, y, spec, alpha, lr, Qs, max_steps, every, at_kink, reduction, snaps, nxt, b0,
+                         scale, log_time, nsteps, changes):
+    """The loop of normalized_gradient_descent in compiled code (arguments after ``snaps`` updated in place)."""
+    B, m, d = W.shape
+    n, H = X.shape[0], len(Qs)
+    snap = {key: np.stack([s[key] for s in snaps]) for key in
+            ("step", "W", "a", "min_margin", "normalized_margin", "log_loss", "log_flow_time")}
+    rows = min(max_steps // every + 2, 1024)
+    step = np.empty(rows, dtype=np.int64)
+    buffers = [np.empty((rows, B)) for _ in range(6)]
+    prev = np.zeros((B, m, n), dtype=np.bool_)
+    X, y = carray(X), carray(y)
+    k, row, done = 0, 0, False
+    while not done:
+        if row == len(step):
+            step, *buffers = _grow([step, *buffers])
+        k, row, done = _kernels.ngd_run(
+            W, a, X, y, float(lr), float(np.log(lr)), max_steps, every, Qs, float(alpha), _kink(alpha, at_kink),
+            spec[0], spec[1], _log_count(n, reduction), b0, scale, nxt, log_time, nsteps, changes, prev, k, row,
+            snap["step"], snap["W"], snap["a"], snap["min_margin"], snap["normalized_margin"], snap["log_loss"],
+            snap["log_flow_time"], step, *buffers)
+    for h in range(H):
+        for key, arr in snap.items():
+            snaps[h][key] = arr[h]
+    hist = {"step": step[:row]}
+    for key, buf in zip(("log_loss", "min_margin", "normalized_margin", "balance_drift", "pattern_changes",
+                         "log_flow_time"), buffers):
+        hist[key] = buf[:row]
+    return hist
+
+
+def _normalized_numpy(W, a, X, y, lf, alpha, lr, Qs, max_steps, every, at_kink, reduction, snaps, nxt, b0, scale,
+                      log_time, nsteps, changes):
+    B, H = W.shape[0], len(Qs)
     prev = None
     hist: dict[str, list] = {k: [] for k in ("step", "log_loss", "min_margin", "normalized_margin",
                                              "balance_drift", "pattern_changes", "log_flow_time")}
@@ -320,22 +453,10 @@ def normalized_gradient_descent(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y
             break
         W = W - lr * dW * active[:, None, None]
         a = a - lr * da * active[:, None]
-        log_time = np.where(active, np.logaddexp(log_time, np.log(lr) - logL), log_time)
+        log_time[:] = np.where(active, np.logaddexp(log_time, np.log(lr) - logL), log_time)
         nsteps += active
         k += 1
-
-    if not batched:
-        snaps = [{key: (v[0] if isinstance(v, np.ndarray) else v) for key, v in s.items()} for s in snaps]
-    finite = bool(np.all(np.isfinite(W)) and np.all(np.isfinite(a)))
-    reached = not (nxt < H).any()
-    return FlowResult(
-        W=_unbatch(W, batched), a=_unbatch(a, batched), t=_unbatch(nsteps, batched),
-        nsteps=_unbatch(nsteps, batched), history=_finish_history(hist, batched), snapshots=snaps,
-        success=finite and reached,
-        message=("non-finite parameters" if not finite else "ok" if reached
-                 else f"horizon {Qs[np.min(nxt)]:g} not reached by every element in {max_steps} steps"),
-        error_estimate=None, sliding=[],
-    )
+    return W, a, hist
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -376,6 +497,17 @@ class _Model:
         self.rep_point = np.array(reps)
         self.E = unit[self.rep_point]
         self.members = [np.flatnonzero(self.rep == r) for r in range(len(reps))]
+        spec = _compiled_loss(loss, None, X)
+        self.compiled = None
+        if spec is not None:  # the same data as the tuple the compiled field takes (verify.numerics._ode)
+            polar = signs is not None
+            X64 = carray(X)
+            self.compiled = (
+                X64, carray(X64.T), carray(y), spec[0], spec[1], _log_count(len(X), reduction), polar,
+                carray(signs if polar else np.zeros(m)), carray(rho0 if polar else np.zeros(m)),
+                carray(self.E), carray(self.sigma), carray(self.xnorm),
+                np.cumsum([0] + [len(mm) for mm in self.members]).astype(np.int64),
+                np.concatenate(self.members).astype(np.int64))
 
     def pair_sides(self, T):
         return self.sigma[None, :] * T[:, self.rep]
@@ -405,13 +537,46 @@ class _RegionFlow:
         held = C[:, model.rep]
         self.H_free = np.where(held, 0.0, H)
         self.H_phi = np.where(held, 0.5 * (1.0 + alpha), H)
-        self.sliding_neurons = [(k, np.flatnonzero(C[k])) for k in range(model.m) if C[k].any()]
+        self.sliding_neurons = [(k, np.flatnonzero(C[k])) for k in np.flatnonzero(C.any(axis=1))]
         self.h_plus = np.where(model.sigma > 0, 1.0, alpha)
         self.h_minus = np.where(model.sigma > 0, alpha, 1.0)
+        self.pairs = [(int(k), int(r)) for k, planes in self.sliding_neurons for r in planes]
+        self.compiled = None
+        if model.compiled is not None:
+            counts = [len(planes) for _, planes in self.sliding_neurons]
+            self.H_phi, self.H_free = carray(self.H_phi), carray(self.H_free)
+            self.compiled = (carray(self.T, np.int64), carray(self.C, np.bool_), self.H_phi, self.H_free,
+                             self.h_plus, self.h_minus, np.cumsum([0] + counts).astype(np.int64),
+                             np.array([k for k, _ in self.sliding_neurons], dtype=np.int64),
+                             np.array([r for _, r in self.pairs], dtype=np.int64), np.zeros(T.shape))
+
+    def region_arrays(self, off):
+        """The region as the compiled field takes it (verify.numerics._ode), with crossing offsets ``off``."""
+        return self.compiled[:-1] + (carray(off),)
+
+    def with_side(self, k, r, side):
+        """This region with neuron k on side ``side`` of plane r (the fields on either side of a boundary)."""
+        mo = self.model
+        other = copy.copy(self)
+        other.T = self.T.copy()
+        other.T[k, r] = side
+        idx = mo.members[r]
+        h = np.where(mo.sigma[idx] * side > 0, 1.0, mo.alpha)
+        other.H_free, other.H_phi = self.H_free.copy(), self.H_phi.copy()
+        other.H_free[k, idx] = 0.0 if self.C[k, r] else h
+        other.H_phi[k, idx] = 0.5 * (1.0 + mo.alpha) if self.C[k, r] else h
+        if self.compiled is not None:
+            c = self.compiled
+            other.compiled = (carray(other.T, np.int64), c[1], carray(other.H_phi), carray(other.H_free)) + c[4:]
+        return other
 
     def parts(self, theta):
         """(dV, dr, lam): velocities of theta[:m d] (as (m, d)) and theta[m d:], and Filippov weights."""
         mo = self.model
+        if self.compiled is not None:
+            dV, dr, lam = np.empty((mo.m, mo.d)), np.empty(mo.m), np.empty(max(len(self.pairs), 1))
+            _ode.parts(carray(theta), mo.compiled, self.compiled, dV, dr, lam)
+            return dV, dr, dict(zip(self.pairs, lam.tolist()))
         V, r = theta[: mo.m * mo.d].reshape(mo.m, mo.d), theta[mo.m * mo.d:]
         if mo.signs is None:
             u, coef = V, r
@@ -444,6 +609,8 @@ class _RegionFlow:
 
 def _integrate_single(model, theta0, t_end, t_eval, rtol, atol, log_time, max_events, max_rhs):
     """Region-by-region integration of one network (see integrate_flow); returns the raw pieces."""
+    if model.compiled is not None:
+        return _integrate_compiled(model, theta0, t_end, t_eval, rtol, atol, log_time, max_events, max_rhs)
     m, d, E = model.m, model.d, model.E
     R = len(E)
     T = np.where(theta0[: m * d].reshape(m, d) @ E.T > 0, 1, -1)
@@ -467,67 +634,43 @@ def _integrate_single(model, theta0, t_end, t_eval, rtol, atol, log_time, max_ev
         # hold sliding neurons exactly on their planes (a rounding-level correction) and give (neuron, plane)
         # pairs sitting on a plane an offset of a few ulp, so that each segment starts strictly inside its region
         W = theta[: m * d].reshape(m, d)
-        for kk in range(m):
-            planes = np.flatnonzero(C[kk])
-            if planes.size:
-                Ec = E[planes]
-                W[kk] -= Ec.T @ np.linalg.lstsq(Ec @ Ec.T, Ec @ W[kk], rcond=None)[0]
+        for kk in np.flatnonzero(C.any(axis=1)):
+            Ec = E[np.flatnonzero(C[kk])]
+            W[kk] -= Ec.T @ np.linalg.lstsq(Ec @ Ec.T, Ec @ W[kk], rcond=None)[0]
         theta[: m * d] = W.ravel()
         G = W @ E.T
         ulp = 8 * eps * (np.abs(W) @ np.abs(E).T)
         off = np.where(T * G < ulp, ulp - T * G, 0.0)
         flow = _RegionFlow(model, T, C)
-        free = ~C
-
-        def rhs(s, th, flow=flow):
-            nonlocal nrhs
-            nrhs += 1
-            if nrhs > max_rhs:
-                raise _Budget()
-            v = flow.velocity(th)
-            return v * np.exp(s) if log_time else v
-
-        def crossing(s, th, flow=flow, off=off, free=free):
-            g = flow.T * (th[: m * d].reshape(m, d) @ E.T) + off
-            return np.min(g[free]) if free.any() else 1.0
-
-        crossing.terminal, crossing.direction = True, -1
-
-        def slide_exit(s, th, flow=flow):
-            return min(min(lam, 1.0 - lam) for lam in flow.parts(th)[2].values())
-
-        slide_exit.terminal, slide_exit.direction = True, -1
-        evs = [crossing] + ([slide_exit] if C.any() else []) if has_kink else []
         s0, s1 = to_s(t), to_s(t_end)
-        try:
-            sol = solve_ivp(rhs, (s0, s1), theta, method="DOP853", rtol=rtol, atol=atol, dense_output=True,
-                            events=evs or None)
-        except _Budget:
+        n_events = (2 if C.any() else 1) if has_kink else 0
+        later = t_eval[t_eval >= t]
+        segment = _segment_compiled if flow.compiled is not None else _segment_scipy
+        status, s_end, y_end, event, sample, nrhs, seg_message = segment(
+            flow, off, theta, s0, s1, rtol, atol, log_time, n_events, to_s(later), nrhs, max_rhs)
+        if status == "budget":
             success, message = False, f"right-hand-side budget of {max_rhs} evaluations exhausted at t = {t:.6g}"
             break
-        if sol.status == -1:
-            success, message = False, f"solve_ivp failed at t = {t:.6g}: {sol.message}"
+        if status == -1:
+            success, message = False, f"solve_ivp failed at t = {t:.6g}: {seg_message}"
             break
-        t_stop = float(np.expm1(sol.t[-1])) if log_time else float(sol.t[-1])
-        te = t_eval[(t_eval >= t) & (t_eval <= t_stop)] if sol.status == 1 else t_eval[t_eval >= t]
+        t_stop = float(np.expm1(s_end)) if log_time else float(s_end)
+        te = later[later <= t_stop] if status == 1 else later
+        start = 0
         if te.size and out_t and te[0] <= out_t[-1]:
-            te = te[1:]
+            te, start = te[1:], 1
         if te.size:
             out_t.extend(te.tolist())
-            out_y.extend(np.atleast_2d(sol.sol(to_s(te))).T.tolist())
-        if sol.status == 0:
-            theta, t = sol.y[:, -1], t_end
+            out_y.extend(sample(to_s(te), start).tolist())
+        if status == 0:
+            theta, t = y_end, t_end
             break
         # a terminal event
         if len(events) >= max_events:
             success, message = False, f"more than {max_events} pattern events by t = {t:.6g} (chattering?)"
             break
-        if sol.t_events[0].size:
-            s_ev, theta = sol.t_events[0][0], sol.y_events[0][0].copy()
-            kind = "cross"
-        else:
-            s_ev, theta = sol.t_events[1][0], sol.y_events[1][0].copy()
-            kind = "exit"
+        s_ev, theta = s_end, y_end.copy()
+        kind = "cross" if event == 0 else "exit"
         t_new = float(np.expm1(s_ev)) if log_time else float(s_ev)
         stuck = stuck + 1 if stuck_t is not None and t_new - stuck_t <= 1e-12 * (1.0 + abs(t_new)) else 0
         stuck_t, t = t_new, t_new
@@ -546,7 +689,7 @@ def _integrate_single(model, theta0, t_end, t_eval, rtol, atol, log_time, max_ev
             moving = near & (rate < 0)
             pick = np.where(moving, rate, np.inf) if moving.any() else g
             k, r = (int(v) for v in np.unravel_index(np.argmin(pick), pick.shape))
-            side = _boundary_side(theta, model, T, C, k, r, T[k, r])
+            side = _boundary_side(theta, flow, k, r, T[k, r])
             point = int(model.rep_point[r])
             if side == 0:
                 C[k, r] = True
@@ -572,23 +715,134 @@ def _integrate_single(model, theta0, t_end, t_eval, rtol, atol, log_time, max_ev
     return theta, t, np.asarray(out_t), out_y, events, sliding, success, message, nrhs
 
 
+def _integrate_compiled(model, theta0, t_end, t_eval, rtol, atol, log_time, max_events, max_rhs):
+    """:func:`_integrate_single` as one compiled loop (verify.numerics._ode.integrate_regions): the same
+    regions, events, sliding episodes and messages."""
+    m, d = model.m, model.d
+    N, K, cap = len(theta0), len(t_eval), int(max_events) + 1
+    out_t, out_y, theta = np.empty(K), np.empty((K, N)), np.empty(N)
+    ev_t, ev_kind, ev_k, ev_r = np.empty(cap), np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.int64)
+    sl_start, sl_end, sl_k, sl_r = np.empty(cap), np.empty(cap), np.empty(cap, np.int64), np.empty(cap, np.int64)
+    status, t, n_out, n_ev, n_sl, nrhs, stuck = _ode.integrate_regions(
+        carray(theta0), float(t_end), carray(t_eval), float(rtol), float(atol), bool(log_time), int(max_events),
+        int(max_rhs), model.compiled, float(model.alpha), m, d, carray(model.rep, np.int64),
+        carray(model.rep_point, np.int64), N ** 0.5, out_t, out_y, ev_t, ev_kind, ev_k, ev_r, sl_start, sl_end,
+        sl_k, sl_r, theta)
+    if status == _ode.EVENT_SIGN_ERROR:  # what scipy's brentq raises from solve_ivp's event location
+        raise ValueError("f(a) and f(b) must have different signs")
+    if status == _ode.EVENT_NAN:
+        raise ValueError(f"The function value at x={t:f} is NaN; solver cannot continue.")
+    if status == _ode.EVENT_NO_CONVERGENCE:
+        raise RuntimeError("Failed to converge after 100 iterations")
+    message = {
+        _ode.FINISHED: "ok",
+        _ode.BUDGET: f"right-hand-side budget of {max_rhs} evaluations exhausted at t = {t:.6g}",
+        _ode.TOO_SMALL_STEP: f"solve_ivp failed at t = {t:.6g}: Required step size is less than spacing between "
+                             "numbers.",
+        _ode.MAX_EVENTS: f"more than {max_events} pattern events by t = {t:.6g} (chattering?)",
+        _ode.ZENO: f"Zeno point: {stuck} pattern events at t = {t:.6g} without progress (use gradient_descent here)",
+    }[status]
+    rp = model.rep_point
+    events = [(float(ev_t[i]), _ode.EVENT_KINDS[ev_kind[i]], int(ev_k[i]), int(rp[ev_r[i]])) for i in range(n_ev)]
+    sliding = [{"t_start": float(sl_start[i]), "t_end": float(sl_end[i]), "neuron": int(sl_k[i]),
+                "point": int(rp[sl_r[i]]), "points": model.members[sl_r[i]].tolist()} for i in range(n_sl)]
+    return (theta, float(t), out_t[:n_out].copy(), out_y[:n_out].copy(), events, sliding, status == _ode.FINISHED,
+            message, int(nrhs))
+
+
 class _Budget(Exception):
     """Raised inside the right-hand side when its evaluation budget is spent."""
 
 
-def _boundary_side(theta, model, T, C, k, r, old):
+def _segment_scipy(flow, off, theta, s0, s1, rtol, atol, log_time, n_events, cand, nrhs, max_rhs):
+    """One region, until its first terminal event, with scipy's solve_ivp (DOP853, dense output).
+
+    Returns (status, s_end, y_end, event, sample, nrhs, message): status 0 (end reached), 1 (event), -1
+    (solver failure) or "budget"; ``event`` 0 (crossing) or 1 (sliding exit); ``sample(s, start)`` the
+    solution at the points s = cand[start:start + len(s)] as rows.  Events: crossing (minimum over free
+    (neuron, plane) pairs of T <w, E_r> + off) and, with ``n_events`` = 2, sliding exit (a Filippov weight
+    leaving [0, 1]), both terminal and decreasing."""
+    mo = flow.model
+    m, d, E = mo.m, mo.d, mo.E
+    free = ~flow.C
+    count = [nrhs]
+
+    def rhs(s, th):
+        count[0] += 1
+        if count[0] > max_rhs:
+            raise _Budget()
+        v = flow.velocity(th)
+        return v * np.exp(s) if log_time else v
+
+    def crossing(s, th):
+        g = flow.T * (th[: m * d].reshape(m, d) @ E.T) + off
+        return np.min(g[free]) if free.any() else 1.0
+
+    def slide_exit(s, th):
+        return min(min(lam, 1.0 - lam) for lam in flow.parts(th)[2].values())
+
+    for ev in (crossing, slide_exit):
+        ev.terminal, ev.direction = True, -1
+    try:
+        sol = solve_ivp(rhs, (s0, s1), theta, method="DOP853", rtol=rtol, atol=atol, dense_output=True,
+                        events=[crossing, slide_exit][:n_events] or None)
+    except _Budget:
+        return "budget", None, None, None, None, count[0], ""
+    if sol.status == -1:
+        return -1, None, None, None, None, count[0], sol.message
+    event = None
+    y_end = sol.y[:, -1]
+    if sol.status == 1:
+        event = 0 if sol.t_events[0].size else 1
+        y_end = sol.y_events[event][0]
+    return sol.status, sol.t[-1], y_end, event, lambda s, start: np.atleast_2d(sol.sol(s)).T, count[0], sol.message
+
+
+def _segment_compiled(flow, off, theta, s0, s1, rtol, atol, log_time, n_events, cand, nrhs, max_rhs):
+    """:func:`_segment_scipy` in compiled code (verify.numerics._ode.region_segment), same returns."""
+    mo = flow.model
+    N = len(theta)
+    cand = carray(cand)
+    out, y_end, F, y_old, step = np.empty((len(cand), N)), np.empty(N), np.empty((7, N)), np.empty(N), np.empty(2)
+    status, event, s_end, n_out, nrhs = _ode.region_segment(
+        carray(theta), float(s0), float(s1), float(rtol), float(atol),
+        bool(log_time), mo.compiled, flow.region_arrays(off), mo.m, mo.d, n_events, cand, nrhs, int(max_rhs),
+        N ** 0.5, out, y_end, F, y_old, step)
+    if status == _ode.BUDGET:
+        return "budget", None, None, None, None, nrhs, ""
+    if status == _ode.TOO_SMALL_STEP:
+        return -1, None, None, None, None, nrhs, "Required step size is less than spacing between numbers."
+    if status == _ode.EVENT_SIGN_ERROR:  # what scipy's brentq raises from solve_ivp's event location
+        raise ValueError("f(a) and f(b) must have different signs")
+    if status == _ode.EVENT_NAN:
+        raise ValueError(f"The function value at x={s_end:f} is NaN; solver cannot continue.")
+    if status == _ode.EVENT_NO_CONVERGENCE:
+        raise RuntimeError("Failed to converge after 100 iterations")
+
+    def sample(s, start):
+        rows = out[start:min(start + len(s), n_out)]
+        if len(rows) == len(s):
+            return rows
+        extra = np.empty((len(s) - len(rows), N))  # rounding put a point past the last step: its interpolant
+        for i, si in enumerate(s[len(rows):]):
+            _ode.dense_eval(F, y_old, step[0], step[1], float(si), extra[i])
+        return np.vstack([rows, extra])
+
+    return (0 if status == _ode.FINISHED else 1), s_end, y_end, (None if event < 0 else int(event)), sample, nrhs, ""
+
+
+def _boundary_side(theta, flow, k, r, old):
     """Where the Filippov flow goes from a point with <w_k, E_r> = 0: +1, -1, or 0 (slide on the plane).
 
-    v_plus / v_minus = d<w_k, E_r>/dt under the field of the side T_kr = +1 / -1.  Both pointing into the
-    plane (v_plus < 0 < v_minus) is an attracting sliding surface.  Both pointing away (repelling,
-    non-unique flow) continues on the side opposite to ``old`` (the arrival side).
+    v_plus / v_minus = d<w_k, E_r>/dt under the field of the side T_kr = +1 / -1 (``flow`` with that one
+    side changed).  Both pointing into the plane (v_plus < 0 < v_minus) is an attracting sliding surface.
+    Both pointing away (repelling, non-unique flow) continues on the side opposite to ``old`` (the
+    arrival side).
     """
     v = {}
     for side in (1, -1):
-        T2 = T.copy()
-        T2[k, r] = side
-        dV = _RegionFlow(model, T2, C).parts(theta)[0]
-        v[side] = float(dV[k] @ model.E[r])
+        dV = flow.with_side(k, r, side).parts(theta)[0]
+        v[side] = float(dV[k] @ flow.model.E[r])
     vp, vm = v[1], v[-1]
     if vp < 0 < vm:
         return 0
@@ -863,7 +1117,7 @@ def gd_steps(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y: np.ndarray, *, lr
     """
     W = np.array(W0, dtype=np.float64)
     a = np.array(a0, dtype=np.float64)
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    X = carray(X)
     y = np.asarray(y, dtype=np.float64)
     if W.ndim not in (2, 3) or a.shape != W.shape[:-1]:
         raise UsageError(f"W0 must be (m, d) or (B, m, d) and a0 of shape W0.shape[:-1]; got {W.shape}, {a.shape}")
@@ -877,7 +1131,11 @@ def gd_steps(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y: np.ndarray, *, lr
     if not batched:
         W, a = W[None], a[None]
     lf = get_loss(loss)
-    kink = 0.5 * (1.0 + alpha) if at_kink is None else float(at_kink)
+    spec = _compiled_loss(lf, W, X)
+    if spec is not None:  # W, a are this call's own copies: stepped in place
+        W_out, a_out = _gd_steps_compiled(W, a, X, y, spec, alpha, lr, steps, at_kink, reduction, copy=False)
+        return (W_out, a_out) if batched else (W_out[0], a_out[0])
+    kink = _kink(alpha, at_kink)
     # seeds are independent: run them in chunks whose (chunk, m, n) work arrays stay in cache
     chunk = max(1, _CHUNK_ELEMENTS // (W.shape[1] * X.shape[0]))
     W_out, a_out = np.empty_like(W), np.empty_like(a)
@@ -889,6 +1147,51 @@ def gd_steps(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y: np.ndarray, *, lr
             ac = ac - lr * da
         W_out[start:start + chunk], a_out[start:start + chunk] = Wc, ac
     return (W_out, a_out) if batched else (W_out[0], a_out[0])
+
+
+def gd_log_time(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y: np.ndarray, *, h: float,
+                log_times: np.ndarray, alpha: float = 0.0, loss: str | Loss = "logistic",
+                at_kink: float | None = None, reduction: str = "mean") -> tuple[np.ndarray, np.ndarray]:
+    """Explicit Euler on the gradient flow with steps that grow with t, for horizons like t = e^300.
+
+    From t_0 = 0: theta_{k+1} = theta_k - dt_k grad L(theta_k), t_{k+1} = t_k + dt_k, with
+    dt_k = h (1 + t_k) / max(1, log(1 + t_k)), i.e. about h / max(1, s) in log-time s = log(1 + t).  Returns
+    ``(W, a)`` of shapes ``(K, m, d)``, ``(K, m)``: row k is the first iterate with log(1 + t) >= log_times[k]
+    (the checkpoints are served in the order given; one already passed is the current iterate).  The whole
+    run, from checkpoint to checkpoint, is one compiled loop.  ``alpha``, ``loss``, ``at_kink``, ``reduction``
+    as in :func:`gd_steps`; unbatched ``W0`` ``(m, d)``, ``a0`` ``(m,)``.
+    """
+    W = np.array(W0, dtype=np.float64, order="C")
+    a = np.array(a0, dtype=np.float64, order="C")
+    X = carray(X)
+    y = carray(y)
+    s_k = carray(np.atleast_1d(np.asarray(log_times, dtype=np.float64)))
+    if W.ndim != 2 or a.shape != W.shape[:1]:
+        raise UsageError(f"gd_log_time: W0 must be (m, d) and a0 (m,); got {W.shape}, {a.shape}")
+    if X.ndim != 2 or X.shape[1] != W.shape[1] or y.shape != (X.shape[0],):
+        raise UsageError(f"X must be (n, {W.shape[1]}) and y (n,); got {X.shape}, {y.shape}")
+    if not h > 0 or s_k.ndim != 1 or not np.all(np.isfinite(s_k)):
+        raise UsageError(f"gd_log_time: need h > 0 and finite log_times; got h={h}, log_times={log_times}")
+    lf = get_loss(loss)
+    log_n = _log_count(X.shape[0], reduction)
+    kink = _kink(alpha, at_kink)
+    W_out, a_out = np.empty((len(s_k), *W.shape)), np.empty((len(s_k), *a.shape))
+    spec = _compiled_loss(lf, W, X)
+    if spec is not None:
+        _kernels.gd_log_time(W, a, X, y, float(h), s_k, float(alpha), kink, spec[0], spec[1], log_n, W_out, a_out)
+        return W_out, a_out
+    t, k = 0.0, 0
+    while k < len(s_k):
+        s = np.log1p(t)
+        if s >= s_k[k]:
+            W_out[k], a_out[k] = W, a
+            k += 1
+            continue
+        dt = h * (1.0 + t) / max(1.0, s)
+        *_, dW, da = _state(W[None], a[None], X, y, float(alpha), lf, False, kink, reduction)
+        W, a = W - dt * dW[0], a - dt * da[0]
+        t += dt
+    return W_out, a_out
 
 
 def gd_step_flops(B: int, m: int, n: int, d: int) -> int:

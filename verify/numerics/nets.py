@@ -17,6 +17,7 @@ Conventions (shared by every function here)
 from __future__ import annotations
 
 import itertools
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -25,13 +26,14 @@ from scipy.optimize import lsq_linear
 from scipy.special import expit
 
 from ..errors import UsageError
+from . import _jit, _kernels
+from ._jit import carray
 
 __all__ = [
     "EXPONENTIAL", "LOGISTIC", "Loss", "activation", "activation_derivative", "activation_pattern",
-    "balance", "clarke_extreme_gradients", "flatten_params", "forward", "get_loss", "gradient", "log_loss",
-    "loss_value", "loss_weights", "margins", "min_norm_subgradient", "normalized_margin", "parameter_norm_sq",
-    "preactivations",
-    "scaled_loss", "unflatten_params",
+    "balance", "clarke_extreme_gradients", "flatten_params", "forward", "get_loss", "gradient", "kernel_loss",
+    "log_loss", "log_scaled_loss", "loss_value", "loss_weights", "margins", "min_norm_subgradient",
+    "normalized_margin", "parameter_norm_sq", "preactivations", "scaled_loss", "unflatten_params",
 ]
 
 
@@ -100,6 +102,23 @@ EXPONENTIAL = Loss(
 
 _LOSSES = {"logistic": LOGISTIC, "exponential": EXPONENTIAL, "exp": EXPONENTIAL}
 
+# the losses the compiled kernels know: built-ins and their scaled versions (kind, log-domain offsets)
+_KERNEL_LOSSES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_KERNEL_LOSSES[LOGISTIC] = (0, ())
+_KERNEL_LOSSES[EXPONENTIAL] = (1, ())
+
+
+def kernel_loss(loss: str | Loss) -> tuple[int, np.ndarray] | None:
+    """``(kind, offsets)`` of a loss the compiled kernels compute, or None (a user-defined loss).
+
+    kind 0 is :data:`LOGISTIC`, 1 :data:`EXPONENTIAL`; ``offsets`` are the constants that
+    :func:`scaled_loss` added to both log-domain functions, innermost first.  Only these built-ins and
+    losses built from them by :func:`scaled_loss` are recognised (by identity, never by name), so a
+    user-supplied :class:`Loss` always runs the numpy path with its own functions.
+    """
+    spec = _KERNEL_LOSSES.get(get_loss(loss))
+    return None if spec is None else (spec[0], np.array(spec[1], dtype=np.float64))
+
 
 def scaled_loss(loss: str | Loss, factor: float) -> Loss:
     """The loss ``factor * l(q)`` (factor > 0), e.g. ``scaled_loss("logistic", 2)`` for Min et al. 2024 App. B."""
@@ -107,13 +126,41 @@ def scaled_loss(loss: str | Loss, factor: float) -> Loss:
     if not factor > 0:
         raise UsageError(f"scaled_loss: factor must be > 0, got {factor}")
     c, logc = float(factor), float(np.log(factor))
-    return Loss(
+    scaled = Loss(
         name=f"{factor:g}*{base.name}",
         value=lambda q: c * base.value(q),
         neg_derivative=lambda q: c * base.neg_derivative(q),
         log_value=lambda q: logc + base.log_value(q),
         log_neg_derivative=lambda q: logc + base.log_neg_derivative(q),
     )
+    spec = _KERNEL_LOSSES.get(base)
+    if spec is not None:
+        _KERNEL_LOSSES[scaled] = (spec[0], (*spec[1], logc))
+    return scaled
+
+
+def log_scaled_loss(loss: str | Loss, log_factor: float) -> Loss:
+    """The loss ``e^log_factor * l(q)``, built in log domain (``e^log_factor`` itself may overflow).
+
+    Its gradient flow is that of ``l`` with time multiplied by ``e^log_factor`` (the same trajectory); with
+    ``log_factor = -log L(theta0)`` the field is O(1) at theta0 however small L(theta0) is.  Like
+    :func:`scaled_loss`, it runs the compiled kernels when ``loss`` does.
+    """
+    base = get_loss(loss)
+    c = float(log_factor)
+    if not np.isfinite(c):
+        raise UsageError(f"log_scaled_loss: log_factor must be finite, got {log_factor}")
+    shifted = Loss(
+        name=f"e^{c:.6g}*{base.name}",
+        value=lambda q: np.exp(c + base.log_value(q)),
+        neg_derivative=lambda q: np.exp(c + base.log_neg_derivative(q)),
+        log_value=lambda q: c + base.log_value(q),
+        log_neg_derivative=lambda q: c + base.log_neg_derivative(q),
+    )
+    spec = _KERNEL_LOSSES.get(base)
+    if spec is not None:
+        _KERNEL_LOSSES[shifted] = (spec[0], (*spec[1], c))
+    return shifted
 
 
 def get_loss(loss: str | Loss) -> Loss:
@@ -149,6 +196,12 @@ def log_loss(q: np.ndarray, loss: str | Loss = "logistic", *, reduction: str = "
     """
     q = np.asarray(q, dtype=float)
     lf = get_loss(loss)
+    spec = kernel_loss(lf) if _jit.ENABLED and q.ndim >= 1 and q.size > 0 else None
+    if spec is not None:  # compiled: one pass, no temporaries (the same formula)
+        rows = carray(q.reshape(-1, q.shape[-1]))
+        out = np.empty(rows.shape[0])
+        _kernels.log_loss_rows(rows, spec[0], spec[1], _log_count(q.shape[-1], reduction), out)
+        return out.reshape(q.shape[:-1]) if q.ndim > 1 else out[0]
     return _logsumexp(lf.log_value(q)) - _log_count(q.shape[-1], reduction)
 
 
@@ -222,15 +275,36 @@ def preactivations(W: np.ndarray, X: np.ndarray) -> np.ndarray:
     return np.asarray(W, dtype=float) @ np.asarray(X, dtype=float).T
 
 
+def _compilable(W: np.ndarray, X) -> bool:
+    """Whether the compiled kernels take this net and data (numba on, nothing empty)."""
+    return _jit.ENABLED and W.size > 0 and np.shape(X)[0] > 0
+
+
+def _compiled_margins(W, a, X, y, alpha) -> np.ndarray:
+    """y * f(X) by the compiled kernel (``y`` None: f itself), with the batch shape of W."""
+    X = carray(X)
+    y = np.ones(X.shape[0]) if y is None else carray(y)
+    W3, a2 = (W, a) if W.ndim == 3 else (W[None], a[None])
+    out = np.empty((W3.shape[0], X.shape[0]))
+    _kernels.margins_batch(carray(W3), carray(a2), X, y, float(alpha), out)
+    return out if W.ndim == 3 else out[0]
+
+
 def forward(W: np.ndarray, a: np.ndarray, X: np.ndarray, alpha: float = 0.0) -> np.ndarray:
     """f(x_i) = sum_j a_j phi(<w_j, x_i>); shape (n,) or (B, n)."""
     W, a = _check_net(W, a, X)
+    if _compilable(W, X):
+        return _compiled_margins(W, a, X, None, alpha)
     return _contract_neurons(a, activation(preactivations(W, X), alpha))
 
 
 def margins(W: np.ndarray, a: np.ndarray, X: np.ndarray, y: np.ndarray, alpha: float = 0.0) -> np.ndarray:
     """q_i = y_i f(x_i)."""
-    return np.asarray(y, dtype=float) * forward(W, a, X, alpha)
+    y = np.asarray(y, dtype=float)
+    W, a = _check_net(W, a, X)
+    if y.shape == (np.shape(X)[0],) and _compilable(W, X):
+        return _compiled_margins(W, a, X, y, alpha)
+    return y * forward(W, a, X, alpha)
 
 
 def parameter_norm_sq(W: np.ndarray, a: np.ndarray) -> np.ndarray:
@@ -291,6 +365,15 @@ def gradient(W: np.ndarray, a: np.ndarray, X: np.ndarray, y: np.ndarray, alpha: 
     dL/dw_j = -a_j sum_i c_i h_ji x_i,   dL/da_j = -sum_i c_i phi(<w_j, x_i>).
     """
     W, a = _check_net(W, a, X)
+    spec = kernel_loss(loss) if _compilable(W, X) else None
+    yv = np.asarray(y, dtype=np.float64)
+    if spec is not None and yv.shape == (np.shape(X)[0],):  # compiled: the same formulas in one pass
+        W3, a2 = (W, a) if W.ndim == 3 else (W[None], a[None])
+        dW, da = np.empty(W3.shape), np.empty(a2.shape)
+        kink = 0.5 * (1.0 + alpha) if at_kink is None else float(at_kink)
+        _kernels.gradient_batch(carray(W3), carray(a2), carray(X), carray(yv), float(alpha),
+                                kink, spec[0], spec[1], _log_count(yv.shape[0], reduction), bool(normalized), dW, da)
+        return (dW, da) if W.ndim == 3 else (dW[0], da[0])
     c, Z = _signed_weights(W, a, X, y, alpha, loss, normalized, reduction)
     H = activation_derivative(Z, alpha, at_kink)
     # Batched matmuls (BLAS), not a three-operand einsum, which numpy runs as a naive loop.

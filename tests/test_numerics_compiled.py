@@ -1,0 +1,242 @@
+"""The compiled kernels (numba) against the numpy paths they replace: same iteration, same bookkeeping.
+
+Every public integrator and network function is run twice on small cases, once compiled and once with
+``verify.numerics._jit.ENABLED`` switched off (the path taken without numba or with ``VERIFY_JIT=0``).
+Integer results (steps, snapshot steps, pattern changes, event sequences) must be equal; floating-point
+results equal to rounding (only the order of additions in the small products differs).  The adaptive
+integrators may take a different step where rounding flips an acceptance test, so their right-hand-side
+counts are compared within a few steps and their states to the integration tolerance.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from verify.numerics import _jit, flow, nets
+
+pytestmark = pytest.mark.skipif(not _jit.ENABLED, reason="numba not available: only the numpy path exists")
+
+
+def _both(fn, monkeypatch):
+    """(compiled result, numpy result) of fn()."""
+    compiled = fn()
+    with monkeypatch.context() as mp:
+        mp.setattr(_jit, "ENABLED", False)
+        reference = fn()
+    return compiled, reference
+
+
+def _same(a, b, rtol, path="result", atol=1e-14):
+    """Structure, shapes, dtypes and integers equal; floats equal to ``rtol`` of each array's scale (and
+    ``atol``: balance drifts and error estimates are themselves rounding-sized)."""
+    if isinstance(a, dict):
+        assert set(a) == set(b), path
+        for k in a:
+            _same(a[k], b[k], rtol, f"{path}[{k!r}]", atol)
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b), path
+        for i, (u, v) in enumerate(zip(a, b)):
+            _same(u, v, rtol, f"{path}[{i}]", atol)
+    elif isinstance(a, (np.ndarray, np.generic, float, int)) and not isinstance(a, bool):
+        x, y = np.asarray(a), np.asarray(b)
+        assert x.shape == y.shape and x.dtype == y.dtype, (path, x.shape, y.shape, x.dtype, y.dtype)
+        if x.dtype.kind == "f":
+            assert np.array_equal(np.isnan(x), np.isnan(y)) and np.array_equal(np.isinf(x), np.isinf(y)), path
+            fin = np.isfinite(x)
+            scale = np.max(np.abs(y[fin]), initial=0.0)
+            assert np.max(np.abs(x[fin] - y[fin]), initial=0.0) <= rtol * scale + atol, path
+        else:
+            assert np.array_equal(x, y), path
+    else:
+        assert a == b, path
+
+
+def _same_flow(c, r, rtol):
+    """Two integrate_flow / simulate_log_scale results: the same events in the same order, step counts
+    within 2%, everything else to ``rtol``."""
+    nc, nr = np.atleast_1d(c.pop("nsteps")), np.atleast_1d(r.pop("nsteps"))
+    assert np.all(np.abs(nc - nr) <= 0.02 * nr), (nc, nr)
+    ev_c, ev_r = c.pop("events"), r.pop("events")
+    if ev_c and isinstance(ev_c[0], list):
+        ev_c, ev_r = sum(ev_c, []), sum(ev_r, [])
+    assert [e[1:] for e in ev_c] == [e[1:] for e in ev_r]
+    np.testing.assert_allclose([e[0] for e in ev_c], [e[0] for e in ev_r], rtol=rtol, atol=rtol)
+    for h in (c["history"], r["history"]):  # the balance drift measures the integration error itself
+        if "balance_drift" in h:
+            assert np.max(h.pop("balance_drift")) <= 1e-9
+    _same(c, r, rtol, atol=1e-12)
+
+
+def _problem(B=3, m=4, n=7, d=3, seed=0, scale=0.3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    y = np.sign(X @ rng.normal(size=d))
+    shape = (m,) if B is None else (B, m)
+    return scale * rng.normal(size=(*shape, d)), scale * rng.normal(size=shape), X, y
+
+
+LOSSES = [("logistic", "mean"), ("exponential", "sum"), (nets.scaled_loss("logistic", 2.0), "sum")]
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.25])
+@pytest.mark.parametrize("loss,reduction", LOSSES)
+def test_gd_steps(alpha, loss, reduction, monkeypatch):
+    W, a, X, y = _problem()
+    c, r = _both(lambda: flow.gd_steps(W, a, X, y, lr=0.05, steps=200, alpha=alpha, loss=loss,
+                                       reduction=reduction), monkeypatch)
+    _same(c, r, 1e-12)
+
+
+def test_gd_steps_large_net_uses_blas_and_agrees(monkeypatch):
+    W, a, X, y = _problem(B=2, m=40, n=30, d=5)  # m n d above the BLAS threshold
+    c, r = _both(lambda: flow.gd_steps(W, a, X, y, lr=0.1, steps=30), monkeypatch)
+    _same(c, r, 1e-12)
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.25])
+@pytest.mark.parametrize("loss,reduction", LOSSES)
+def test_gradient_descent_with_stops_and_history(alpha, loss, reduction, monkeypatch):
+    W, a, X, y = _problem()
+    c, r = _both(lambda: dict(flow.gradient_descent(W, a, X, y, lr=0.02, steps=1500, alpha=alpha, loss=loss,
+                                                    reduction=reduction, stop_margin=0.05, record_every=7)),
+                 monkeypatch)
+    _same(c, r, 1e-10)
+    assert c["history"]["pattern_changes"][-1].sum() > 0
+
+
+def test_gradient_descent_grows_its_history_buffer(monkeypatch):
+    W, a, X, y = _problem(B=None)
+    c, r = _both(lambda: dict(flow.gradient_descent(W, a, X, y, lr=0.01, steps=2500, record_every=1)),
+                 monkeypatch)
+    assert len(c["history"]["step"]) == 2501
+    _same(c, r, 1e-10)
+
+
+@pytest.mark.parametrize("batched", [True, False])
+@pytest.mark.parametrize("loss,reduction", LOSSES)
+def test_normalized_gradient_descent(batched, loss, reduction, monkeypatch):
+    W, a, X, y = _problem(B=3 if batched else None)
+    c, r = _both(lambda: dict(flow.normalized_gradient_descent(
+        W, a, X, y, lr=0.05, alpha=0.1, loss=loss, reduction=reduction, margin_horizons=[0.2, 1.0, 3.0],
+        max_steps=3000, record_every=3)), monkeypatch)
+    _same(c, r, 1e-10)
+    assert np.all(np.asarray(c["snapshots"][-1]["step"]) > 0)
+
+
+def test_gd_log_time_matches_the_numpy_loop(monkeypatch):
+    W, a, X, y = _problem(B=None)
+    s = np.array([0.001, 0.5, 0.2, 2.0, 4.0])  # an already-passed checkpoint returns the current iterate
+    c, r = _both(lambda: flow.gd_log_time(W, a, X, y, h=0.002, log_times=s, at_kink=0.0, reduction="sum"),
+                 monkeypatch)
+    _same(c, r, 1e-12)
+    np.testing.assert_array_equal(c[0][1], c[0][2])
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.2])
+def test_integrate_flow(alpha, monkeypatch):
+    W, a, X, y = _problem(B=None, m=4, n=8)
+    c, r = _both(lambda: dict(flow.integrate_flow(W, a, X, y, alpha=alpha, t_end=20.0)), monkeypatch)
+    _same_flow(c, r, 1e-8)
+
+
+def test_integrate_flow_in_log_time_batched(monkeypatch):
+    W, a, X, y = _problem(B=2)
+    c, r = _both(lambda: dict(flow.integrate_flow(W, a, X, y, t_end=1e6, log_time=True, loss="exponential",
+                                                  reduction="sum", error_estimate=False)), monkeypatch)
+    _same_flow(c, r, 1e-8)
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.3])
+def test_integrate_flow_sliding(alpha, monkeypatch):
+    X = np.array([[1.0, 0.0], [0.5, np.sqrt(3) / 2]])
+    y = np.array([1.0, -1.0])
+    c, r = _both(lambda: dict(flow.integrate_flow(np.array([[0.3, -0.05]]), np.array([0.3]), X, y, alpha=alpha,
+                                                  t_end=30.0)), monkeypatch)
+    assert c["sliding"]
+    _same_flow(c, r, 1e-8)
+
+
+def test_integrate_flow_shared_planes(monkeypatch):
+    rng = np.random.default_rng(3)
+    V = rng.normal(size=(4, 2))
+    X, y = np.vstack([V, -V]), np.concatenate([np.ones(4), -np.ones(4)])
+    W, a = 0.2 * rng.normal(size=(3, 2)), 0.2 * rng.normal(size=3)
+    c, r = _both(lambda: dict(flow.integrate_flow(W, a, X, y, t_end=15.0)), monkeypatch)
+    _same_flow(c, r, 1e-8)
+
+
+def test_simulate_log_scale(monkeypatch):
+    rng = np.random.default_rng(3)
+    U, s, rho0 = rng.normal(size=(4, 3)), np.array([1.0, -1.0, 1.0, -1.0]), np.full(4, -50.0)
+    X = rng.normal(size=(6, 3))
+    y = np.sign(X @ rng.normal(size=3))
+    c, r = _both(lambda: dict(flow.simulate_log_scale(U, rho0, s, X, y, t_end=10.0, error_estimate=True)),
+                 monkeypatch)
+    _same_flow(c, r, 1e-7)
+
+
+def test_user_loss_takes_the_numpy_path():
+    W, a, X, y = _problem(B=None)
+    user = nets.Loss("user logistic", nets.LOGISTIC.value, nets.LOGISTIC.neg_derivative, nets.LOGISTIC.log_value,
+                     nets.LOGISTIC.log_neg_derivative)
+    assert nets.kernel_loss(user) is None and nets.kernel_loss("logistic") is not None
+    W1, a1 = flow.gd_steps(W, a, X, y, lr=0.1, steps=20, loss=user)
+    W2, a2 = flow.gd_steps(W, a, X, y, lr=0.1, steps=20)
+    np.testing.assert_allclose(W1, W2, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(a1, a2, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("batched", [True, False])
+@pytest.mark.parametrize("normalized", [False, True])
+@pytest.mark.parametrize("loss,reduction", LOSSES)
+def test_network_functions(batched, normalized, loss, reduction, monkeypatch):
+    W, a, X, y = _problem(B=3 if batched else None)
+    W[..., 0, :] = 0.0  # exact kinks: phi'(0) = at_kink
+    for kink in (None, 0.0):
+        c, r = _both(lambda k=kink: nets.gradient(W, a, X, y, 0.2, loss, normalized, k, reduction=reduction),
+                     monkeypatch)
+        _same(c, r, 1e-13)
+    c, r = _both(lambda: (nets.margins(W, a, X, y, 0.2), nets.forward(W, a, X), nets.normalized_margin(W, a, X, y)),
+                 monkeypatch)
+    _same(c, r, 1e-13)
+    q = nets.margins(W, a, X, y)
+    c, r = _both(lambda: nets.log_loss(q, loss, reduction=reduction), monkeypatch)
+    _same(c, r, 1e-13)
+    assert type(c) is type(r)
+
+
+def test_empty_nets_and_data_take_the_numpy_path(monkeypatch):
+    X, y = np.eye(3), np.array([1.0, -1.0, 1.0])
+    c, r = _both(lambda: (nets.forward(np.zeros((0, 3)), np.zeros(0), X),
+                          nets.gradient(np.zeros((2, 0, 3)), np.zeros((2, 0)), X, y)), monkeypatch)
+    _same(c, r, 0.0)
+    with pytest.raises(ValueError):
+        nets.log_loss(np.zeros(0))
+
+
+def test_log_scaled_loss_is_compiled_and_shifts_time(monkeypatch):
+    W, a, X, y = _problem(B=None)
+    shifted = nets.log_scaled_loss("logistic", 3.0)
+    assert nets.kernel_loss(shifted)[1].tolist() == [3.0]
+    q = nets.margins(W, a, X, y)
+    np.testing.assert_allclose(nets.log_loss(q, shifted), 3.0 + nets.log_loss(q), rtol=1e-14)
+    c, r = _both(lambda: dict(flow.integrate_flow(W, a, X, y, loss=shifted, t_end=20.0 * np.exp(-3.0))),
+                 monkeypatch)
+    _same_flow(c, r, 1e-8)
+    plain = flow.integrate_flow(W, a, X, y, t_end=20.0, t_eval=[20.0])
+    np.testing.assert_allclose(c["W"], plain.W, rtol=1e-7, atol=1e-9)
+
+
+def test_verify_jit_0_switches_the_kernels_off():
+    import os
+    import subprocess
+    import sys
+
+    code = ("from verify.numerics import _jit, flow; import numpy as np; assert not _jit.ENABLED; "
+            "W, a = flow.gd_steps(np.ones((2, 2)), np.ones(2), np.eye(2), np.array([1.0, -1.0]), lr=0.1, steps=3); "
+            "assert np.all(np.isfinite(W))")
+    r = subprocess.run([sys.executable, "-c", code], env={**os.environ, "VERIFY_JIT": "0"}, capture_output=True,
+                       text=True)
+    assert r.returncode == 0, r.stderr

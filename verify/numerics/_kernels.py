@@ -1,0 +1,490 @@
+"""Compiled inner loops of the gradient-descent integrators (see :mod:`verify.numerics._jit`).
+
+Each kernel computes exactly the iteration of the numpy code it replaces in :mod:`verify.numerics.flow`
+(same formulas, same branch at exact kinks, same log-domain loss weights, float64 throughout); only the
+order of the additions inside the small matrix products differs, so results agree to rounding.  The
+kernels take the loss as ``(kind, offsets)`` (:func:`verify.numerics.nets.kernel_loss`): kind 0 is the
+logistic loss, 1 the exponential loss, and each offset adds a constant to both log-domain functions
+(a loss multiplied by e^offset, as :func:`verify.numerics.nets.scaled_loss` builds).  ``log_count`` is
+log n for the mean and 0 for the sum.
+
+Shapes: ``W`` (B, m, d), ``a`` (B, m), ``X`` (n, d) and its transpose ``XT`` (d, n), ``y`` (n,).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import jit
+
+LOGE2 = 0.6931471805599453
+TINY = float(np.finfo(float).tiny)
+BLAS_WORK = 1 << 11
+"""m n d from which the two products of a gradient go to BLAS (np.dot): below it, plain loops (no call
+overhead, and a result that does not depend on the BLAS kernel the machine picks)."""
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Scalars with numpy's semantics
+# ----------------------------------------------------------------------------------------------------------
+
+@jit
+def logaddexp(x, y):
+    """numpy's npy_logaddexp, branch for branch."""
+    if x == y:
+        return x + LOGE2
+    tmp = x - y
+    if tmp > 0:
+        return x + np.log1p(np.exp(-tmp))
+    if tmp <= 0:
+        return y + np.log1p(np.exp(tmp))
+    return tmp
+
+
+@jit
+def pmax(x, y):
+    """np.maximum: NaN propagates."""
+    if x != x or y != y:
+        return np.nan
+    return x if x >= y else y
+
+
+@jit
+def pmin(x, y):
+    """np.minimum: NaN propagates."""
+    if x != x or y != y:
+        return np.nan
+    return x if x <= y else y
+
+
+@jit
+def log_value(kind, offsets, q):
+    """log l(q) (nets.LOGISTIC / nets.EXPONENTIAL ``log_value``, then each offset added)."""
+    if kind == 0:
+        if q <= 30.0:
+            v = np.log(logaddexp(0.0, -q))
+        else:
+            v = -q + np.log1p(-0.5 * np.exp(-q))
+    else:
+        v = -q
+    for o in offsets:
+        v = o + v
+    return v
+
+
+@jit
+def log_neg_derivative(kind, offsets, q):
+    """log(-l'(q)) (``log_neg_derivative``, then each offset added)."""
+    v = -logaddexp(0.0, q) if kind == 0 else -q
+    for o in offsets:
+        v = o + v
+    return v
+
+
+# ----------------------------------------------------------------------------------------------------------
+# One network: forward pass, loss, weights, gradient
+# ----------------------------------------------------------------------------------------------------------
+
+@jit
+def forward(W, a, X, XT, y, alpha, Z, P, q):
+    """Z = W X^T, P = phi(Z), q = y * (a P) (margins).  Large products go to BLAS (see BLAS_WORK)."""
+    m, d = W.shape
+    n = XT.shape[1]
+    blas = m * n * d >= BLAS_WORK
+    if blas:
+        np.dot(W, XT, Z)
+    for i in range(n):
+        q[i] = 0.0
+    for j in range(m):
+        if not blas:
+            for i in range(n):
+                Z[j, i] = 0.0
+            for k in range(d):
+                w = W[j, k]
+                for i in range(n):
+                    Z[j, i] += w * XT[k, i]
+        aj = a[j]
+        for i in range(n):
+            z = Z[j, i]
+            if alpha == 0.0:
+                p = z if z > 0.0 else (0.0 if z == z else z)
+            else:
+                p = z if z >= alpha * z else alpha * z
+                if z != z:
+                    p = z
+            P[j, i] = p
+            q[i] += aj * p
+    for i in range(n):
+        q[i] = y[i] * q[i]
+
+
+@jit
+def log_loss(q, kind, offsets, log_count):
+    """log L = logsumexp_i log l(q_i) - log_count (nets.log_loss)."""
+    n = q.shape[0]
+    top = -np.inf
+    nan = False
+    for i in range(n):
+        v = log_value(kind, offsets, q[i])
+        if v != v:
+            nan = True
+        elif v > top:
+            top = v
+    if nan:
+        return np.nan
+    safe = top if np.isfinite(top) else 0.0
+    s = 0.0
+    for i in range(n):
+        s += np.exp(log_value(kind, offsets, q[i]) - safe)
+    return safe + np.log(s) - log_count
+
+
+@jit
+def signed_weights(q, y, kind, offsets, log_count, normalized, work, c):
+    """c_i = r_i y_i, r_i = -l'(q_i)/n (or / L when ``normalized``), in log domain (nets.loss_weights).
+
+    With ``normalized`` also returns log L (nets.log_loss: the same shifted sum serves both), else NaN."""
+    n = q.shape[0]
+    if not normalized:
+        for i in range(n):
+            c[i] = np.exp(log_neg_derivative(kind, offsets, q[i]) - log_count) * y[i]
+        return np.nan
+    top = -np.inf
+    for i in range(n):
+        v = log_value(kind, offsets, q[i])
+        work[i] = v
+        top = pmax(top, v)
+    s = 0.0
+    for i in range(n):
+        s += np.exp(work[i] - top)
+    for i in range(n):
+        c[i] = np.exp(log_neg_derivative(kind, offsets, q[i]) - top) / s * y[i]
+    if np.isfinite(top) or top != top:
+        return top + np.log(s) - log_count
+    return log_loss(q, kind, offsets, log_count)
+
+
+@jit
+def backward(Z, P, a, c, X, XT, alpha, kink, dW, da):
+    """dL/dw_j = -a_j sum_i c_i phi'(z_ji) x_i (phi'(0) = kink), dL/da_j = -sum_i c_i phi(z_ji).
+    ``P`` is overwritten (by phi'(Z) * c) when the product goes to BLAS."""
+    m, n = Z.shape
+    d = X.shape[1]
+    blas = m * n * d >= BLAS_WORK
+    for j in range(m):
+        s = 0.0
+        for i in range(n):
+            s += P[j, i] * c[i]
+        da[j] = -s
+    if blas:
+        for j in range(m):
+            for i in range(n):
+                z = Z[j, i]
+                ci = c[i]
+                P[j, i] = ci if z > 0.0 else (kink * ci if z == 0.0 else alpha * ci)
+        np.dot(P, X, dW)
+        for j in range(m):
+            aj = a[j]
+            for k in range(d):
+                dW[j, k] = -aj * dW[j, k]
+        return
+    for j in range(m):
+        for k in range(d):
+            dW[j, k] = 0.0
+        for i in range(n):
+            z = Z[j, i]
+            ci = c[i]
+            g = ci if z > 0.0 else (kink * ci if z == 0.0 else alpha * ci)
+            for k in range(d):
+                dW[j, k] += g * X[i, k]
+        aj = a[j]
+        for k in range(d):
+            dW[j, k] = -aj * dW[j, k]
+
+
+@jit
+def descend(W, a, dW, da, lr):
+    """theta <- theta - lr grad."""
+    m, d = W.shape
+    for j in range(m):
+        for k in range(d):
+            W[j, k] = W[j, k] - lr * dW[j, k]
+        a[j] = a[j] - lr * da[j]
+
+
+@jit
+def flat_norm(W, a):
+    """sqrt(||W||^2 + ||a||^2)."""
+    sw = 0.0
+    for j in range(W.shape[0]):
+        for k in range(W.shape[1]):
+            sw += W[j, k] ** 2
+    sa = 0.0
+    for j in range(a.shape[0]):
+        sa += a[j] ** 2
+    return np.sqrt(sw + sa)
+
+
+@jit
+def balance_terms(W, a, b, scale_only):
+    """b_j = a_j^2 - ||w_j||^2 into ``b`` (unless ``scale_only``); returns max_j (a_j^2 + ||w_j||^2), or
+    the smallest normal number where that is 0 (flow._balance_scale)."""
+    top = -np.inf
+    for j in range(W.shape[0]):
+        w2 = 0.0
+        for k in range(W.shape[1]):
+            w2 += W[j, k] ** 2
+        a2 = a[j] ** 2
+        if not scale_only:
+            b[j] = a2 - w2
+        top = pmax(top, a2 + w2)
+    return top if top > 0 else TINY
+
+
+@jit
+def balance_drift(W, a, b0, scale0, work):
+    """max_j |b_j - b_j(0)| / max(scale0, max_j (a_j^2 + ||w_j||^2)) (flow._balance_drift)."""
+    scale = balance_terms(W, a, work, False)
+    top = -np.inf
+    for j in range(W.shape[0]):
+        top = pmax(top, abs(work[j] - b0[j]))
+    return top / pmax(scale0, scale)
+
+
+@jit
+def min_of(q):
+    out = np.inf
+    for i in range(q.shape[0]):
+        out = pmin(out, q[i])
+    return out
+
+
+@jit
+def gradient_into(W, a, X, XT, y, alpha, kink, kind, offsets, log_count, normalized, Z, P, q, work, c, dW, da):
+    """Forward pass and gradient of one network into the work arrays; log L when ``normalized``."""
+    forward(W, a, X, XT, y, alpha, Z, P, q)
+    logL = signed_weights(q, y, kind, offsets, log_count, normalized, work, c)
+    backward(Z, P, a, c, X, XT, alpha, kink, dW, da)
+    return logL
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Integrators
+# ----------------------------------------------------------------------------------------------------------
+
+@jit
+def gd_steps(W, a, X, y, lr, steps, alpha, kink, kind, offsets, log_count):
+    """``steps`` plain GD steps on every element of the batch, in place (flow.gd_steps)."""
+    B, m, d = W.shape
+    n = X.shape[0]
+    XT = np.ascontiguousarray(X.T)
+    Z, P = np.empty((m, n)), np.empty((m, n))
+    q, work, c = np.empty(n), np.empty(n), np.empty(n)
+    dW, da = np.empty((m, d)), np.empty(m)
+    for b in range(B):
+        Wb, ab = W[b], a[b]
+        for _ in range(steps):
+            gradient_into(Wb, ab, X, XT, y, alpha, kink, kind, offsets, log_count, False, Z, P, q, work, c, dW, da)
+            descend(Wb, ab, dW, da, lr)
+
+
+@jit
+def gd_log_time(W, a, X, y, h, log_times, alpha, kink, kind, offsets, log_count, W_out, a_out):
+    """GD with steps dt = h (1 + t) / max(1, log(1 + t)); the iterate at the first t with
+    log(1 + t) >= log_times[k] goes to W_out[k], a_out[k] (flow.gd_log_time).  Returns the final t."""
+    m, d = W.shape
+    n = X.shape[0]
+    XT = np.ascontiguousarray(X.T)
+    Z, P = np.empty((m, n)), np.empty((m, n))
+    q, work, c = np.empty(n), np.empty(n), np.empty(n)
+    dW, da = np.empty((m, d)), np.empty(m)
+    t = 0.0
+    k = 0
+    while k < log_times.shape[0]:
+        s = np.log1p(t)
+        if s >= log_times[k]:
+            W_out[k] = W
+            a_out[k] = a
+            k += 1
+            continue
+        dt = h * (1.0 + t) / (s if s > 1.0 else 1.0)
+        gradient_into(W, a, X, XT, y, alpha, kink, kind, offsets, log_count, False, Z, P, q, work, c, dW, da)
+        descend(W, a, dW, da, dt)
+        t += dt
+    return t
+
+
+@jit
+def gd_run(W, a, X, y, lr, steps, every, stop_margin, use_stop, alpha, kink, kind, offsets, log_count,
+           b0, scale0, active, nsteps, changes, prev, q, qmin, k, row,
+           h_step, h_log_loss, h_min_margin, h_normalized, h_drift, h_changes):
+    """flow.gradient_descent from step ``k`` (history row ``row``) on; returns (k, row, done).
+
+    Stops early, with done False and the state consistent at the start of step k, when the history
+    buffers are full (the caller grows them and calls again).  Frozen elements (``stop_margin`` reached)
+    keep their last margins ``q``, ``qmin``."""
+    B, m, d = W.shape
+    n = X.shape[0]
+    XT = np.ascontiguousarray(X.T)
+    Z, P = np.empty((m, n)), np.empty((m, n))
+    work, c = np.empty(n), np.empty(n)
+    dW, da = np.empty((B, m, d)), np.empty((B, m))
+    bwork = np.empty(m)
+    cap = h_step.shape[0]
+    while True:
+        if row >= cap:
+            return k, row, False
+        for b in range(B):
+            if not active[b]:
+                continue
+            gradient_into(W[b], a[b], X, XT, y, alpha, kink, kind, offsets, log_count, False, Z, P, q[b], work, c,
+                          dW[b], da[b])
+            if k > 0:
+                flips = 0
+                for j in range(m):
+                    for i in range(n):
+                        if (Z[j, i] > 0.0) != prev[b, j, i]:
+                            flips += 1
+                changes[b] += flips
+            for j in range(m):
+                for i in range(n):
+                    prev[b, j, i] = Z[j, i] > 0.0
+            qmin[b] = min_of(q[b])
+            if use_stop and not qmin[b] < stop_margin:
+                active[b] = False
+        any_active = False
+        for b in range(B):
+            if active[b]:
+                any_active = True
+        last = k == steps or not any_active
+        if k % every == 0 or last:
+            h_step[row] = k
+            for b in range(B):
+                h_log_loss[row, b] = log_loss(q[b], kind, offsets, log_count)
+                h_min_margin[row, b] = qmin[b]
+                fn = flat_norm(W[b], a[b])
+                h_normalized[row, b] = qmin[b] / (fn * fn)
+                h_drift[row, b] = balance_drift(W[b], a[b], b0[b], scale0[b], bwork)
+                h_changes[row, b] = changes[b]
+            row += 1
+        if last:
+            return k, row, True
+        for b in range(B):
+            if active[b]:
+                descend(W[b], a[b], dW[b], da[b], lr)
+                nsteps[b] += 1
+        k += 1
+
+
+@jit
+def ngd_run(W, a, X, y, lr, log_lr, max_steps, every, Qs, alpha, kink, kind, offsets, log_count,
+            b0, scale0, nxt, log_time, nsteps, changes, prev, k, row,
+            s_step, s_W, s_a, s_min_margin, s_normalized, s_log_loss, s_log_time,
+            h_step, h_log_loss, h_min_margin, h_normalized, h_drift, h_changes, h_log_time):
+    """flow.normalized_gradient_descent from step ``k`` (history row ``row``) on; returns (k, row, done).
+
+    Steps of lr / L (``log_lr`` = log lr) with log-domain weights; the snapshot for horizon Q is the first iterate with
+    q_min >= Q; an element stops after its last horizon.  Returns early (done False) when the history
+    buffers are full, with the state consistent at the start of step k."""
+    B, m, d = W.shape
+    n = X.shape[0]
+    H = Qs.shape[0]
+    XT = np.ascontiguousarray(X.T)
+    Z, P = np.empty((m, n)), np.empty((m, n))
+    q, work, c = np.empty(n), np.empty(n), np.empty(n)
+    dW, da = np.empty((B, m, d)), np.empty((B, m))
+    logL, qmin, gamma = np.empty(B), np.empty(B), np.empty(B)
+    bwork = np.empty(m)
+    cap = h_step.shape[0]
+    fresh = np.ones(B, dtype=np.bool_)  # values of logL, qmin, gamma not yet computed in this call
+    while True:
+        if row >= cap:
+            return k, row, False
+        for b in range(B):
+            if nxt[b] >= H and not fresh[b]:
+                continue  # stopped: W, a and every recorded value are frozen
+            fresh[b] = False
+            active = nxt[b] < H
+            logL[b] = gradient_into(W[b], a[b], X, XT, y, alpha, kink, kind, offsets, log_count, True, Z, P, q, work,
+                                    c, dW[b], da[b])
+            if k > 0 and active:
+                flips = 0
+                for j in range(m):
+                    for i in range(n):
+                        if (Z[j, i] > 0.0) != prev[b, j, i]:
+                            flips += 1
+                changes[b] += flips
+            for j in range(m):
+                for i in range(n):
+                    prev[b, j, i] = Z[j, i] > 0.0
+            qmin[b] = min_of(q)
+            fn = flat_norm(W[b], a[b])
+            gamma[b] = qmin[b] / (fn * fn)
+            while nxt[b] < H and qmin[b] >= Qs[nxt[b]]:
+                h = nxt[b]
+                s_step[h, b] = k
+                s_W[h, b] = W[b]
+                s_a[h, b] = a[b]
+                s_min_margin[h, b] = qmin[b]
+                s_normalized[h, b] = gamma[b]
+                s_log_loss[h, b] = logL[b]
+                s_log_time[h, b] = log_time[b]
+                nxt[b] += 1
+        any_active = False
+        for b in range(B):
+            if nxt[b] < H:
+                any_active = True
+        last = k == max_steps or not any_active
+        if k % every == 0 or last:
+            h_step[row] = k
+            for b in range(B):
+                h_log_loss[row, b] = logL[b]
+                h_min_margin[row, b] = qmin[b]
+                h_normalized[row, b] = gamma[b]
+                h_drift[row, b] = balance_drift(W[b], a[b], b0[b], scale0[b], bwork)
+                h_changes[row, b] = changes[b]
+                h_log_time[row, b] = log_time[b]
+            row += 1
+        if last:
+            return k, row, True
+        for b in range(B):
+            if nxt[b] < H:
+                descend(W[b], a[b], dW[b], da[b], lr)
+                log_time[b] = logaddexp(log_time[b], log_lr - logL[b])
+                nsteps[b] += 1
+        k += 1
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Batched network functions (verify.numerics.nets on small arrays)
+# ----------------------------------------------------------------------------------------------------------
+
+@jit
+def margins_batch(W, a, X, y, alpha, out):
+    """out[b] = y * f_b(X) (nets.margins; ``y`` = 1 gives nets.forward)."""
+    B, m, _ = W.shape
+    n = X.shape[0]
+    XT = np.ascontiguousarray(X.T)
+    Z, P = np.empty((m, n)), np.empty((m, n))
+    for b in range(B):
+        forward(W[b], a[b], X, XT, y, alpha, Z, P, out[b])
+
+
+@jit
+def gradient_batch(W, a, X, y, alpha, kink, kind, offsets, log_count, normalized, dW, da):
+    """(dL/dW, dL/da) of every element, or of log L when ``normalized`` (nets.gradient)."""
+    B, m, _ = W.shape
+    n = X.shape[0]
+    XT = np.ascontiguousarray(X.T)
+    Z, P = np.empty((m, n)), np.empty((m, n))
+    q, work, c = np.empty(n), np.empty(n), np.empty(n)
+    for b in range(B):
+        gradient_into(W[b], a[b], X, XT, y, alpha, kink, kind, offsets, log_count, normalized, Z, P, q, work, c,
+                      dW[b], da[b])
+
+
+@jit
+def log_loss_rows(Q, kind, offsets, log_count, out):
+    """out[r] = log L of the margins Q[r] (nets.log_loss over the last axis)."""
+    for r in range(Q.shape[0]):
+        out[r] = log_loss(Q[r], kind, offsets, log_count)
