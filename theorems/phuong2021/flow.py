@@ -148,10 +148,14 @@ def run_flow(fx, s_max: float, n_pts: int = 200):
        hypotheses=[balanced_init, loss_conditions], uses=["phuong2021.lemA.3"],
        fixtures=[random(ph.span_net), random(ph.cones_net, profiles=("standard", "thorough")),
                  adversarial(ph.span_net, lam=1.0, label="large init"),
+                 adversarial(ph.span_net, loss="poly", label="polynomially tailed loss"),
+                 adversarial(ph.span_net, loss="ce:4", label="light tail, Lipschitz constant 1"),
                  negative(ph.unbalanced), negative(ph.span_net, mutation="a_j(t) = sign(a_j(0)) ||w_j(0)||")],
        judged_by="along a log-time GF run (s <= 30, 200 checkpoints): max_j,t | |a_j| - ||w_j|| | / max(||w_j||, "
-                 "lambda) <= 1e-7 and no sign change; [derived] a_j^2 - ||w_j||^2 conserved for any init; "
-                 "GD per-step identity Delta B_j = eta^2 (g_a^2 - ||g_w||^2) to 1e-10 relative")
+                 "lambda) <= 1e-7 (the integrator's resolution of an identity: no room) and no sign change; [derived] "
+                 "a_j^2 - ||w_j||^2 conserved for any init; GD per-step identity Delta B_j = eta^2 (g_a^2 - ||g_w||^2) "
+                 "to 1e-6 relative (rounding). Extremes of the class (balanced inits, losses with bounded l'): init "
+                 "scale 1 (no early phase), the polynomially tailed and the kappa = 4 cross-entropy losses")
 def lemA4(fx):
     ev = Evidence()
     X, y = fx["X"], fx["y"]
@@ -307,8 +311,10 @@ def _own_class_persistence(a_hist, W_hist, X, y, other_class=False):
                  adversarial(ph.near_orthogonal),
                  negative(ph.acute_cross),
                  negative(ph.span_net, mutation="other-class activations persist too")],
-       judged_by="exact sign test at 200 GF checkpoints (s <= 20) and at every step of GD with eta = 0.5; "
-                 "[derived X3] sign(a_j) y_k w_j^T x_k is non-decreasing at every GD step (any step size)")
+       judged_by="exact sign test at 200 GF checkpoints (s <= 20) and at every step of GD with eta = 0.5, over every "
+                 "activated (neuron, own-class example) pair; [derived X3] sign(a_j) y_k w_j^T x_k is non-decreasing at "
+                 "every GD step (any step size). Extremes: init scale 1 and classes nearly orthogonal (near_orthogonal: "
+                 "cross-class products -0.1), where the pull that keeps own-class examples active is weakest")
 def lemB1(fx):
     ev = Evidence()
     X, y = fx["X"], fx["y"]
@@ -369,7 +375,8 @@ def _zero_part(X, sig, w):
                  negative(ph.obtuse, theta2_deg=130.0)],
        judged_by="exact sector test at 200 GF checkpoints (s <= 30) for neurons started inside the extremal sectors "
                  "at scales 1e-4 ... 3 and for every neuron once it is in J_+ or J_-; zero entries of sigma^+- "
-                 "(exact data) via GD, which keeps exact zeros exactly")
+                 "(exact data) via GD, which keeps exact zeros exactly. Extremes: start scales from 1e-4 to 3, exact "
+                 "cross-class zeros (sector faces, os.boundary) and n >> d (orthant, n = 120, d = 20)")
 def lem3(fx):
     ev = Evidence()
     X, y = fx["X"], fx["y"]

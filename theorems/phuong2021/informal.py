@@ -23,7 +23,7 @@ from verify.numerics.sectors import class_sum_directions, sphere_samples
 
 from . import limit
 from ._dynamics import flow_until_output, groups, limit_distance, log_time_gd, loss_tail, net
-from ._geometry import class_geometry, early_weights, extremal_sectors
+from ._geometry import class_geometry, early_weights, extremal_sectors, qp_validity
 from .hypotheses import (
     balanced_init,
     cross_entropy,
@@ -231,6 +231,7 @@ def i6(fx):
     ev = Evidence()
     X, y = fx["X"], fx["y"]
     cg = class_geometry(X, y)
+    qp_validity(ev, cg)
     sp, sn = extremal_sectors(X, y)
     tr = limit.limit_run(fx)
     if not tr.success:
@@ -310,6 +311,7 @@ def i4_os(fx):
     cg = class_geometry(X, y)
     if not cg.feasible:
         return ev.inconclusive("w_+- undefined")
+    qp_validity(ev, cg)
     S = [5.0, 10.0, 20.0]
     states = log_time_gd(X, y, fx["a0"], fx["W0"], S)
     D8 = [limit_distance(a, W, cg.w_pos, cg.w_neg)[0] for a, W in states]
@@ -408,6 +410,7 @@ def i4_init_limit(fx):
     if near_zero_init.evaluate(fx).holds:           # the hypothesis-breaking control: not simulated
         return ev.inconclusive("near-zero init: outside the setting of the claim (not simulated)")
     cg = class_geometry(X, y)
+    qp_validity(ev, cg)
     wp, wn = (class_sum_directions(X, early_weights(y)) if fx.mutated(limit.CLASS_SUMS) else (cg.w_pos, cg.w_neg))
     tr = limit.limit_run(fx, horizons=LONG_HORIZONS)
     if not ev.valid(f"integrator reached s = {LONG_HORIZONS[-1]:g}", tr.success, detail=tr.message):

@@ -12,7 +12,7 @@ from verify import Evidence, adversarial, claim, erratum, negative, random
 from verify.numerics.nets import activation
 
 from ._dynamics import net
-from ._geometry import class_geometry
+from ._geometry import class_geometry, qp_validity
 from .hypotheses import orthogonally_separable
 
 
@@ -41,7 +41,9 @@ def tilde_theta(rng, w_pos, w_neg, p=6):
                  negative(osd.cones, d=3, n_pos=8, n_neg=8, mutation="multipliers alpha_i without 1/||w_+-||"),
                  negative(ph.acute_cross)],
        judged_by="the four KKT residuals recomputed from the returned values: primal feasibility (1e-9), dual "
-                 "feasibility, complementarity (1e-9), stationarity ||theta - sum lambda_i y_i g_i|| <= 1e-9 ||theta||")
+                 "feasibility, complementarity (1e-9), stationarity ||theta - sum lambda_i y_i g_i|| <= 1e-9 ||theta|| "
+                 "(residuals of an exact KKT point: the bounds are the QP's resolution, no room). Extremes: exact "
+                 "cross-class zeros with a support example of zero multiplier (os.boundary) and n >> d")
 def lemC1(fx):
     ev = Evidence()
     X, y = fx["X"], fx["y"]
@@ -92,6 +94,7 @@ def _sign_facts(fx):
     if not cg.feasible:
         ev.true("max-margin problems (6), (7) feasible", False)
         return ev
+    qp_validity(ev, cg)
     P, N = y > 0, y < 0
     pp, pn = X[P] @ cg.w_pos, X[P] @ cg.w_neg
     np_, nn = X[N] @ cg.w_pos, X[N] @ cg.w_neg
@@ -161,6 +164,7 @@ def lemC1_global(fx):
     if not cg.feasible:
         ev.true("max-margin problems (6), (7) feasible", False)
         return ev
+    qp_validity(ev, cg)
     bound = (np.linalg.norm(cg.w_pos) + np.linalg.norm(cg.w_neg)) * (1.05 if fx.mutated() else 1.0)
     p, d = 3, X.shape[1]
     best = np.inf

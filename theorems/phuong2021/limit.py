@@ -13,7 +13,7 @@ from verify.numerics.nets import activation as relu
 from verify.numerics.sectors import class_sum_directions, sphere_samples
 
 from ._dynamics import gradient_flow, groups, limit_distance, loss_value, net
-from ._geometry import class_geometry, early_weights, extremal_sectors
+from ._geometry import class_geometry, early_weights, extremal_sectors, qp_validity
 from .hypotheses import (
     balanced_init,
     cross_entropy,
@@ -113,8 +113,9 @@ def thm1(fx):
     return thm1_check(fx, derived=True)
 
 
-def _limit_directions(fx, X, y):
+def _limit_directions(fx, X, y, ev):
     cg = class_geometry(X, y)
+    qp_validity(ev, cg)
     if fx.mutated(CLASS_SUMS):
         return class_sum_directions(X, early_weights(y))
     return cg.w_pos, cg.w_neg
@@ -128,7 +129,7 @@ def thm1_check(fx, derived: bool = True, n_init: int | None = None, trajectories
     X, y = fx["X"], fx["y"]
     if not orthogonally_separable.evaluate(fx).holds:
         return _not_os(ev)
-    wp, wn = _limit_directions(fx, X, y)
+    wp, wn = _limit_directions(fx, X, y, ev)
     sp, sn = extremal_sectors(X, y)
     if n_init is None:
         n_init = 1 if fx.mutated() else N_INITS.get(fx.profile, 2)
@@ -210,17 +211,21 @@ def _derived_x8_x9(ev, tr, X, y, wp, wn, Jp, Jn, idx):
                  r"$f_{\theta(t)}(x)/\|\theta(t)\|^2\to u\rho(w_+^\top x)-z\rho(w_-^\top x)$ (10).",
        hypotheses=THM1_HYPOTHESES, uses=["phuong2021.thm1", "phuong2021.lemA.4", "phuong2021.cor1.p9"],
        fixtures=[random(ph.span_net), adversarial(ph.span_net, p=30, lam=1e-6, label="p = 30"),
+                 adversarial(ph.span_cones_net, gap=1e-3, half_angle=0.6, label="OS boundary (gap 1e-3)"),
+                 adversarial(ph.span_net, margin_pos=3.0, label="unequal margins"),
                  negative(ph.span_net, mutation="limit u rho(w_+^T x) + z rho(w_-^T x) (wrong sign)"),
                  negative(ph.obtuse, theta2_deg=130.0)],
        judged_by=f"trend in log-time of the relative residual of the best nonnegative (u, z) fit of f/||theta||^2 on "
                  f"[rho(w_+^T x), -rho(w_-^T x)] over 200 random unit x plus the data directions (tolerance {FIT_TOL} "
-                 "at s = 320); [derived X11] u = z = gamma* reported")
+                 "at s = 320); [derived X11] u = z = gamma* reported. Extremes as for Theorem 1: p = 30, the OS "
+                 "boundary (gap 1e-3) and 3x unequal margins")
 def cor1(fx):
     ev = Evidence()
     X, y = fx["X"], fx["y"]
     if not orthogonally_separable.evaluate(fx).holds:
         return _not_os(ev)
     cg = class_geometry(X, y)
+    qp_validity(ev, cg)
     wp, wn = cg.w_pos, cg.w_neg
     tr = limit_run(fx)
     if not tr.success:
@@ -363,6 +368,7 @@ def thm1_p2(fx):
         wp, wn = class_sum_directions(X, early_weights(y))
     else:
         cg = class_geometry(X, y)
+        qp_validity(ev, cg)
         wp, wn = cg.w_pos, cg.w_neg
     aT, WT, g = _state_at_T(fx)
     if aT is None:
@@ -402,6 +408,7 @@ def thm1_p3(fx):
     if not orthogonally_separable.evaluate(fx).holds:
         return _not_os(ev)
     cg = class_geometry(X, y)
+    qp_validity(ev, cg)
     sp, sn = extremal_sectors(X, y)
     tr = limit_run(fx)
     if not ev.valid(f"integrator reached s = {HORIZONS[-1]:g}", tr.success, detail=tr.message):
@@ -446,6 +453,7 @@ def thm1_p4(fx):
     if not orthogonally_separable.evaluate(fx).holds:
         return _not_os(ev)
     cg = class_geometry(X, y)
+    qp_validity(ev, cg)
     sp, sn = extremal_sectors(X, y)
     tr = limit_run(fx)
     if not ev.valid(f"integrator reached s = {HORIZONS[-1]:g}", tr.success, detail=tr.message):
@@ -483,6 +491,7 @@ def thm1_p7(fx):
     if not orthogonally_separable.evaluate(fx).holds:
         return _not_os(ev)
     cg = class_geometry(X, y)
+    qp_validity(ev, cg)
     sp, sn = extremal_sectors(X, y)
     tr = limit_run(fx, horizons=np.array([10.0, 40.0]), extra=10)
     if not ev.valid("integrator reached s = 40", tr.success, detail=tr.message):

@@ -87,7 +87,8 @@ def def2(fx):
                  "closed form G = ||s_+||/sqrt(1+eps^2) inside the sector (or the face test when sigma^+ has zeros); "
                  "uniqueness by exhaustive enumeration of open-sector critical points (n <= 16; a 200-start projected "
                  "ascent search beyond), the exact circle enumeration (d = 2) and the global bound G <= ||s_+|| on "
-                 "20000 random directions")
+                 "20000 random directions. Extremes of the class of OS data: OS slack 1e-6 (os.near_boundary), exact "
+                 "cross-class zeros (zero entries in sigma^+-, os.boundary) and n >> d (n = 500, d = 20)")
 def lem2(fx):
     ev = Evidence()
     X, y = fx["X"], fx["y"]
