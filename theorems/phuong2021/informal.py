@@ -160,8 +160,11 @@ def heavy_tail_direction(Xc: np.ndarray, start: np.ndarray) -> tuple[np.ndarray,
            reading="'our results' includes the main result, Theorem 1 (and Corollary 1): under any loss with the four "
                    "properties the neurons converge to u w_+^T + z w_-^T. The loss l(m) = (sqrt(1 + m^2) - m)/2 has "
                    "all four (smooth; -l'(m) = l(m)/sqrt(1 + m^2) lies in (0, 1); l'' is bounded) and -l'(0) = 1/2 "
-                   "as for cross-entropy, but a polynomial tail. The lemmas that use only these properties "
-                   "(Lemmas 1-3, B.1, A.4) hold under it; Theorem 1's limit does not",
+                   "as for cross-entropy, but a polynomial tail. The paper itself notes (Section 6) that the "
+                   "max-margin results it builds on assume an exponentially tailed loss (Soudry et al.) or a "
+                   "super-polynomially tailed one (Nacson et al.). The lemmas whose proofs use only the four "
+                   "properties are not affected (Lemma A.4 is checked under this loss, phuong2021.lemA.4); "
+                   "Theorem 1's limit fails",
            second_method="asymptotic analysis and a convex program, independent of the D8 trend: with "
                          "-l'(m) ~ 1/(4 m^2) each linear block of (15), (16) turns toward the minimiser of "
                          "sum_i 1/(b^T x_i) over the unit ball (solved by SLSQP with its KKT residual recorded), "
