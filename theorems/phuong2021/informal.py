@@ -34,6 +34,10 @@ from .hypotheses import (
     support_span,
 )
 
+LONG_HORIZONS = np.array([10.0, 20.0, 40.0, 80.0, 160.0, 320.0, 640.0])
+"""Log-time horizons for slow late phases (no span, large init); s = 640 is the longest horizon t = e^s that
+float64 represents with room for the flow's e^s factor."""
+
 I1_LABELS_DROPPED = "label factor y_j y_k dropped (every x_k^T x_j positive)"
 
 
@@ -178,7 +182,8 @@ def heavy_tail_direction(Xc: np.ndarray, start: np.ndarray) -> tuple[np.ndarray,
                    r"loss the results of Ji \& Telgarsky and Lyu \& Li cited in its proof are stated for.",
            difference="adds the hypothesis of an exponentially decaying -l' (the polynomial tail is excluded)",
            amended_title="I3 (amended: exponentially tailed losses)"),
-       fixtures=[random(ph.span_net, loss="ce2"), random(ph.span_net, loss="poly", label=POLY_LABEL),
+       # the polynomial tail refutes the printed remark and lies outside the amended one (vacuous there)
+       fixtures=[random(ph.span_net, loss="ce2"), random(ph.span_net, loss="poly", label=POLY_LABEL, expect=("vacuous",)),
                  adversarial(ph.span_net, loss="ce:0.1", label="heavy exponential tail (kappa = 0.1)"),
                  adversarial(ph.span_net, loss="ce:4", label="light tail (kappa = 4)"),
                  adversarial(ph.span_net, loss="ce2", p=30, lam=1e-6),
@@ -217,9 +222,11 @@ def i3(fx):
        fixtures=[random(ph.cones_net, d=3), random(ph.orthant_net, profiles=("standard", "thorough")),
                  adversarial(ph.cones_net, d=5, n_pos=12, n_neg=12, half_angle=0.6, gap=0.05),
                  negative(ph.cones_net, d=3, mutation=limit.CLASS_SUMS)],
-       judged_by="as phuong2021.thm1 (D8, D9 trends in log-time), on data violating the span assumption")
+       judged_by="as phuong2021.thm1 (D8, D9 trends in log-time, one initialisation), on data violating the span "
+                 "assumption, with horizons to s = 640: without the span assumption the late phase is slower (on some "
+                 "seeds D8 is still 0.051 at s = 320, shrinking)")
 def i5(fx):
-    return limit.thm1_check(fx, derived=False, n_init=1)
+    return limit.thm1_check(fx, derived=False, n_init=1, horizons=LONG_HORIZONS)
 
 
 @claim("phuong2021.i6", kind="remark", title="I6: pruning to width two (Section 3)",
@@ -388,9 +395,6 @@ def _not_os_ev(ev):
     return ev
 
 
-LONG_HORIZONS = np.array([10.0, 20.0, 40.0, 80.0, 160.0, 320.0, 640.0])
-
-
 @claim("phuong2021.i4.init.limit", kind="claim", title="[derived E-R2] Theorem 1's limit also at a large init",
        statement=r"On orthogonally separable data whose support examples span $\mathbb R^d$, with a balanced but large "
                  r"initialisation ($\lambda=1$), the limits (8), (9) of Theorem 1 still hold.",
@@ -398,7 +402,11 @@ LONG_HORIZONS = np.array([10.0, 20.0, 40.0, 80.0, 160.0, 320.0, 640.0])
                "J_0, J_+ or J_- or keeps a vanishing share of the norm, whatever the init scale; it bears on I4, whose "
                "'crucial for the result' it does not support for the limit itself",
        hypotheses=[orthogonally_separable, support_span, balanced_init, cross_entropy, not_near_zero_init],
-       uses=["phuong2021.thm1", "phuong2021.lemB.1"],
+       uses=["phuong2021.thm1", "phuong2021.lemB.1"], expected="inconclusive",
+       expected_reason="a horizon beyond reach on some seeds: at lambda = 1 the late phase starts later, and on some "
+                       "seeds D9 is still shrinking at s = 640 (the longest horizon t = e^s representable with room; "
+                       "the tail's rate would reach the tolerance near s ~ 3e3 to 1.5e4). Never flat or growing: no "
+                       "counterexample to the limit at a large init was found",
        fixtures=[random(ph.span_net, lam=1.0), adversarial(ph.span_net, lam=1.0, d=3, n_pos=8, n_neg=8, p=6),
                  negative(ph.span_net, lam=1.0, mutation=limit.CLASS_SUMS),
                  negative(ph.span_net, lam=1e-4, label="near-zero init (lambda = 1e-4)")],

@@ -121,10 +121,12 @@ def _limit_directions(fx, X, y, ev):
     return cg.w_pos, cg.w_neg
 
 
-def thm1_check(fx, derived: bool = True, n_init: int | None = None, trajectories: list | None = None) -> Evidence:
+def thm1_check(fx, derived: bool = True, n_init: int | None = None, trajectories: list | None = None,
+               horizons: np.ndarray = HORIZONS) -> Evidence:
     """Theorem 1's limit by D8/D9 trends over several initialisations; with ``derived`` also the sharper
-    [derived] X8/X9 predictions on the first one. A mutated fixture tests the mutated limit on one init.
-    ``trajectories``, if given, receives the successful runs (for a caller's second method)."""
+    [derived] X8/X9 predictions on the first one (default horizons only). A mutated fixture tests the mutated
+    limit on one init. ``trajectories``, if given, receives the successful runs (for a caller's second
+    method); ``horizons`` are the log-times of the trend."""
     ev = Evidence()
     X, y = fx["X"], fx["y"]
     if not orthogonally_separable.evaluate(fx).holds:
@@ -136,8 +138,8 @@ def thm1_check(fx, derived: bool = True, n_init: int | None = None, trajectories
     last8, last9, excluded = [], [], 0
     for k, (a0, W0) in enumerate(initialisations(fx, n_init)):
         tag = f"init {k}: " if n_init > 1 else ""
-        tr = limit_run(fx, a0=a0, W0=W0)
-        if not ev.valid(f"{tag}integrator reached s = {HORIZONS[-1]:g}", tr.success, detail=tr.message):
+        tr = limit_run(fx, horizons=horizons, a0=a0, W0=W0)
+        if not ev.valid(f"{tag}integrator reached s = {horizons[-1]:g}", tr.success, detail=tr.message):
             continue
         if trajectories is not None:
             trajectories.append(tr)
@@ -146,15 +148,15 @@ def thm1_check(fx, derived: bool = True, n_init: int | None = None, trajectories
         if Jp.size + Jn.size == 0:
             excluded += 1                   # every neuron dead: the exceptional event of the proof
             continue
-        idx = [_at(tr, s) for s in HORIZONS]
+        idx = [_at(tr, s) for s in horizons]
         D8, D9 = [], []
         for i in idx:
             d8, d9, u, z = limit_distance(tr.a[i], tr.W[i], wp, wn)
             D8.append(d8)
             D9.append(d9)
-        judge_trend(f"{tag}D8: ||W/||W||_F - (u w_+^T + z w_-^T)||_F (8)", HORIZONS, D8, D8_TOL, evidence=ev,
+        judge_trend(f"{tag}D8: ||W/||W||_F - (u w_+^T + z w_-^T)||_F (8)", horizons, D8, D8_TOL, evidence=ev,
                     scale_label="log-time s", plot=k == 0)
-        judge_trend(f"{tag}D9: ||a/||a|| - (u||w_+|| - z||w_-||)|| (9)", HORIZONS, D9, D9_TOL, evidence=ev,
+        judge_trend(f"{tag}D9: ||a/||a|| - (u||w_+|| - z||w_-||)|| (9)", horizons, D9, D9_TOL, evidence=ev,
                     scale_label="log-time s", plot=k == 0)
         ev.true(f"{tag}u, z >= 0 with disjoint supports",
                 bool(np.all(u >= 0) and np.all(z >= 0) and np.all(u * z == 0)))
@@ -166,8 +168,8 @@ def thm1_check(fx, derived: bool = True, n_init: int | None = None, trajectories
         last9.append(D9[-1])
         if k == 0:
             ev.record(J_plus=len(Jp), J_minus=len(Jn), J0=len(g_late[-1]["J0"]), D8=D8, D9=D9,
-                      D8_times_sqrt_s=(np.array(D8) * np.sqrt(HORIZONS)).tolist())
-            if derived and not fx.mutated() and len(Jp) and len(Jn):
+                      D8_times_sqrt_s=(np.array(D8) * np.sqrt(horizons)).tolist())
+            if derived and not fx.mutated() and len(Jp) and len(Jn) and np.array_equal(horizons, HORIZONS):
                 _derived_x8_x9(ev, tr, X, y, wp, wn, Jp, Jn, idx)
             sv = np.linalg.svd(tr.W[idx[-1]], compute_uv=False)
             if sv.size >= 3:
@@ -176,9 +178,9 @@ def thm1_check(fx, derived: bool = True, n_init: int | None = None, trajectories
               relation="true", detail=f"{len(last8)} judged, {excluded} excluded (all neurons in J_0)")
     ev.record(lam=float(fx["lam"]), initialisations=n_init, excluded_initialisations=excluded)
     if last8:
-        ev.record(D8_at_320_per_init=last8, D9_at_320_per_init=last9,
-                  D8_at_320_spread=[float(min(last8)), float(np.median(last8)), float(max(last8))],
-                  D9_at_320_spread=[float(min(last9)), float(np.median(last9)), float(max(last9))])
+        ev.record(D8_at_last_per_init=last8, D9_at_last_per_init=last9,
+                  D8_at_last_spread=[float(min(last8)), float(np.median(last8)), float(max(last8))],
+                  D9_at_last_spread=[float(min(last9)), float(np.median(last9)), float(max(last9))])
     return ev
 
 
@@ -193,10 +195,12 @@ def _derived_x8_x9(ev, tr, X, y, wp, wn, Jp, Jn, idx):
     # Both errors decay like C/log t = C/s ([derived X7]: ||W_J+-||^2 = ||w_+-||(log t + log log t + C_+-)),
     # so their limits are estimated by Richardson extrapolation from s = 160 and 320: e_inf = 2 e(320) - e(160).
     # The tolerances are the harness's resolution of a limit that should be 0 (no room).
+    # Below 1e-6 (the integrator's resolution of these ratios, far below the tolerances) the errors are jitter.
     for name, e, tol in (("[derived X8] R/(||w_+||/||w_-||) - 1, R = ||W_J+||^2/||W_J-||^2", rel, 2e-3),
                          ("[derived X9] (gamma* - gamma)/gamma*", gap, 1e-2)):
-        ev.true(f"{name}: |error| shrinks along the horizons",
-                bool(np.all(np.abs(e[1:]) <= np.abs(e[:-1]) * 1.1)), detail=np.array2string(e, precision=4))
+        f = np.maximum(np.abs(e), 1e-6)
+        ev.true(f"{name}: |error| shrinks along the horizons (floor 1e-6)",
+                bool(np.all(f[1:] <= f[:-1] * 1.1)), detail=np.array2string(e, precision=4))
         ev.le(f"{name}: Richardson limit |2 e(320) - e(160)| (rate 1/log t)", abs(2 * e[-1] - e[-2]), tol,
               rtol=0.0, detail=f"e(320) = {e[-1]:.3e}", room=None)
     ev.le("[derived X9] max_t normalised margin / gamma* (<= 1 at all times)", float(marg.max() / gs), 1.0,
