@@ -7,17 +7,24 @@ from fixtures import orthogonal as osd
 from fixtures import phuong2021 as ph
 from theorems.phuong2021 import hypotheses as H
 from theorems.phuong2021._dynamics import (
+    POLY,
     flow_until_output,
     gd_history,
+    get_paper_loss,
     gradient_flow,
     limit_distance,
     log_time_gd,
+    loss_tail,
     loss_value,
     net,
     velocity,
 )
 from theorems.phuong2021._geometry import class_geometry, early_weights, extremal_sectors
-from verify.claims import Fixture, random
+from theorems.phuong2021.flow import shrinking_neuron_closed_form
+from theorems.phuong2021.informal import _exact_zero_cross_pairs, heavy_tail_direction
+from theorems.phuong2021.limit import CLASS_SUMS, D8_TOL, thm1_check
+from verify.claims import Fixture, negative, random
+from verify.judgements import judge_trend
 from verify.numerics.patterns import is_orthogonally_separable
 from verify.numerics.sectors import (
     circle_extrema,
@@ -226,3 +233,101 @@ def test_gd_history_and_log_time_gd_are_gradient_descent():
         a, W = a + dt * da, W + dt * dW
     np.testing.assert_allclose(a1, a, rtol=1e-13)
     np.testing.assert_allclose(W1, W, rtol=1e-13)
+
+
+# -- families added for the class extremes ---------------------------------------------------------
+
+@pytest.mark.parametrize("kw", [{}, {"gap": 1e-3, "half_angle": 0.6}, {"half_angle": 0.02}, {"d": 2},
+                                {"margin_pos": 3.0}])
+def test_span_cones_is_certified_and_near_the_os_boundary(kw):
+    data = osd.span_cones.build(np.random.default_rng(0), **kw)
+    X, y = data["X"], data["y"]
+    ok, slack = is_orthogonally_separable(X, y)
+    assert ok and slack == pytest.approx(np.sin(kw.get("gap", 0.3)), rel=1e-9)   # the facing vertices
+    cg = class_geometry(X, y)
+    np.testing.assert_allclose(cg.w_pos, data["w_pos"], atol=1e-10)
+    np.testing.assert_allclose(cg.w_neg, data["w_neg"], atol=1e-10)
+    assert H.support_span.evaluate(Fixture(random(osd.span_cones), 0, "quick", data)).holds
+
+
+def test_paper_losses_meet_the_printed_conditions_with_the_stated_tails():
+    m = np.linspace(-50, 50, 1001)
+    for name in ("ce", "ce2", "ce:0.1", "ce:4", "poly"):
+        L = get_paper_loss(name)
+        nd = L.neg_derivative(m)
+        assert np.all(nd > 0) and nd.max() <= 1.0 and L.neg_derivative(np.zeros(1))[0] == pytest.approx(0.5)
+        assert H.loss_conditions.evaluate(_fx(ph.span_net, loss=name)).holds
+    assert loss_tail("poly") == "polynomial" and loss_tail("ce:0.1") == "exponential"
+    q = np.array([1e3, 2e3])
+    assert np.diff(POLY.log_neg_derivative(q))[0] == pytest.approx(-2 * np.log(2), rel=1e-3)   # -l' ~ 1/(4 m^2)
+    # the amendment's hypothesis binds the amended claim only
+    fx = _fx(ph.span_net, loss="poly")
+    assert H.exponential_tail.evaluate(fx).holds
+    fx.variant = "amended"
+    assert not H.exponential_tail.evaluate(fx).holds
+
+
+# -- power of the checks (issue 13: a loss outside the class, a mutated limit) ---------------------
+
+def test_trend_of_a_flat_d8_at_five_times_the_tolerance_refutes():
+    ev = judge_trend("D8", [10, 20, 40, 80, 160, 320], [0.30, 0.27, 0.25, 0.245, 0.245, 0.245], D8_TOL)
+    assert ev.outcome[0] == "refuted"
+
+
+def test_theorem1_check_refutes_a_polynomially_tailed_loss():
+    fx = _fx(ph.span_net, loss="poly")
+    ev = thm1_check(fx, derived=False, n_init=1)
+    assert ev.outcome[0] == "refuted"
+    assert 0.1 < ev.quantities["D8_at_last_per_init"][0] < 0.4          # flat near 0.22: not a slow decay
+
+
+def test_theorem1_check_refutes_the_class_sum_limit():
+    fx = Fixture(negative(ph.span_net, mutation=CLASS_SUMS), 0, "quick", ph.span_net.build(np.random.default_rng(0)))
+    assert thm1_check(fx).outcome[0] == "refuted"
+
+
+# -- second methods of the errata ------------------------------------------------------------------
+
+def test_lemma_a4_rate_closed_form_breaks_the_printed_bound_only():
+    u0, n, V, t = 25.0, 4, 1.0, 0.5
+    u = shrinking_neuron_closed_form(n, V, u0, t)
+    assert u < u0 * np.exp(-n * V * t)                   # printed rate n B V violated
+    assert u > u0 * np.exp(-2 * n * V * t)               # amended rate 2 n B V holds
+    # the closed form solves du/dt = -2 n V expit(V u) u: compare with a fine RK4 integration
+    from scipy.special import expit
+    h, x = 1e-4, u0
+    for _ in range(int(t / h)):
+        f = lambda v: -2 * n * V * expit(V * v) * v     # noqa: E731
+        k1 = f(x); k2 = f(x + h * k1 / 2); k3 = f(x + h * k2 / 2); k4 = f(x + h * k3)  # noqa: E702
+        x += h * (k1 + 2 * k2 + 2 * k3 + k4) / 6
+    assert u == pytest.approx(x, rel=1e-9)
+
+
+def test_heavy_tail_direction_differs_from_the_max_margin_vector():
+    data = osd.span_certified.build(np.random.default_rng(0))
+    X, y = data["X"], data["y"]
+    b, kkt = heavy_tail_direction(X[y > 0], data["w_pos"])
+    cos = b @ data["w_pos"] / np.linalg.norm(data["w_pos"])
+    assert kkt < 1e-6 and np.degrees(np.arccos(cos)) > 5.0
+
+
+def test_i1_exact_zero_cross_pairs_on_integer_data():
+    data = osd.boundary.build(np.random.default_rng(0))
+    assert _exact_zero_cross_pairs(data["X"], data["y"]) == 6
+    d2 = osd.cones.build(np.random.default_rng(0))
+    assert _exact_zero_cross_pairs(d2["X"], d2["y"]) is None
+
+
+# -- real digits (App. D) --------------------------------------------------------------------------
+
+def test_digit_pair_loads_offline_and_is_not_orthogonally_separable():
+    X, y = ph.load_digit_pair((0, 1))
+    assert X.shape == (360, 64) and set(np.unique(y)) == {-1.0, 1.0} and X.min() >= 0 and X.max() <= 1
+    assert not is_orthogonally_separable(X, y)[0]        # nonnegative pixels: every cross product > 0
+
+
+def test_digit_net_training_is_deterministic_and_learns_the_pair():
+    d1 = ph.digits.build(np.random.default_rng(5))
+    d2 = ph.digits.build(np.random.default_rng(5))
+    np.testing.assert_array_equal(d1["W7"], d2["W7"])
+    assert d1["accuracy"] == 1.0 and d1["X"].shape == (360, 64) and len(d1["layers"]) == 4

@@ -32,15 +32,61 @@ CE2 = Loss(
 )
 """l(m) = log(1 + e^{-2m})/2 (the second loss of I3): -l'(m) = 1/(1 + e^{2m})."""
 
-PAPER_LOSSES = {"ce": nets.LOGISTIC, "exp": nets.EXPONENTIAL, "ce2": CE2}
+
+def tempered_cross_entropy(kappa: float) -> Loss:
+    """l(m) = log(1 + e^{-kappa m})/kappa: -l'(m) = 1/(1 + e^{kappa m}) (so -l'(0) = 1/2 for every kappa),
+    |l'| <= 1, l' Lipschitz with constant kappa/4, tail -l'(m) ~ e^{-kappa m}. kappa -> 0 is the heavy end
+    and kappa -> infinity the light end of the exponentially tailed losses of Section 2."""
+    k = float(kappa)
+    if not k > 0:
+        raise ValueError(f"kappa must be > 0, got {kappa}")
+    return Loss(
+        name=f"ce:{k:g}",
+        value=lambda q: LOGISTIC.value(k * np.asarray(q, dtype=float)) / k,
+        neg_derivative=lambda q: LOGISTIC.neg_derivative(k * np.asarray(q, dtype=float)),
+        log_value=lambda q: LOGISTIC.log_value(k * np.asarray(q, dtype=float)) - np.log(k),
+        log_neg_derivative=lambda q: LOGISTIC.log_neg_derivative(k * np.asarray(q, dtype=float)),
+    )
+
+
+def _poly_log_value(q: np.ndarray) -> np.ndarray:
+    return -np.log(2.0) - np.arcsinh(np.asarray(q, dtype=float))
+
+
+def _poly_log_neg_derivative(q: np.ndarray) -> np.ndarray:
+    q = np.asarray(q, dtype=float)
+    return _poly_log_value(q) - 0.5 * np.log1p(q * q)
+
+
+POLY = Loss(
+    name="poly",
+    value=lambda q: np.exp(_poly_log_value(q)),
+    neg_derivative=lambda q: np.exp(_poly_log_neg_derivative(q)),
+    log_value=_poly_log_value,
+    log_neg_derivative=_poly_log_neg_derivative,
+)
+"""l(m) = (sqrt(1 + m^2) - m)/2 = e^{-asinh m}/2: differentiable, -l'(m) = l(m)/sqrt(1 + m^2) in (0, 1)
+(so l' is bounded), l'' bounded (Lipschitz l'), -l'(0) = 1/2 as for cross-entropy; a polynomial tail
+l(m) ~ 1/(4m), -l'(m) ~ 1/(4m^2): the heavy-tail end of the class of losses named in Section 2."""
+
+PAPER_LOSSES = {"ce": nets.LOGISTIC, "exp": nets.EXPONENTIAL, "ce2": CE2, "poly": POLY}
+LOSS_TAILS = {"ce": "exponential", "exp": "exponential", "ce2": "exponential", "poly": "polynomial"}
+"""Tail of -l'(m) as m -> infinity, per loss name ("ce:<kappa>" losses are exponential)."""
 
 
 def get_paper_loss(loss: str) -> Loss:
-    """The fixture's loss name ("ce" of eq. (3), "ce2", "exp") as a verify.numerics Loss."""
+    """The fixture's loss name ("ce" of eq. (3), "ce2", "ce:<kappa>", "exp", "poly") as a verify.numerics Loss."""
+    if isinstance(loss, str) and loss.startswith("ce:"):
+        return tempered_cross_entropy(float(loss[3:]))
     try:
         return PAPER_LOSSES[loss]
     except KeyError:
         raise ValueError(f"unknown loss {loss!r}") from None
+
+
+def loss_tail(loss: str) -> str:
+    """"exponential" or "polynomial": the tail of -l'(m) for the named loss."""
+    return "exponential" if isinstance(loss, str) and loss.startswith("ce:") else LOSS_TAILS[loss]
 
 
 def net(a: np.ndarray, W: np.ndarray, X: np.ndarray) -> np.ndarray:

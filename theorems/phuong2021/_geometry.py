@@ -57,6 +57,13 @@ class ClassGeometry:
         return a
 
 
+def qp_validity(ev, cg: ClassGeometry) -> bool:
+    """State the accuracy of the max-margin solves (6), (7) as validity of the check's computation: the
+    conclusions that use w_+- are inconclusive, not refuted, when the solves are not certified."""
+    return ev.valid("max-margin problems (6), (7) solved (KKT residuals recomputed)", cg.certified,
+                    detail=f"positive: {cg.pos.residuals}; negative: {cg.neg.residuals}")
+
+
 def _active_set(X: np.ndarray, idx: np.ndarray, mm: MarginResult) -> np.ndarray:
     if not mm.gamma > 0:
         return np.array([], dtype=int)

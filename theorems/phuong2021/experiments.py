@@ -6,9 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from fixtures import phuong2021 as ph
-from verify import Evidence, adversarial, claim, negative, not_checkable, random
+from verify import Evidence, adversarial, claim, negative, random
 from verify.numerics.flow import gd_steps
 from verify.numerics.nets import activation as relu
+from verify.numerics.patterns import is_orthogonally_separable
 
 from ._geometry import class_geometry, support_rank
 from .hypotheses import orthogonally_separable
@@ -57,10 +58,10 @@ def fig1(fx):
           rtol=0.0)
     ev.ge("fraction of neurons with correlation > 0.9", float(np.mean(own > 0.9)), 0.5, rtol=0.0)
     grown = np.linalg.norm(W, axis=1) >= 2 * np.linalg.norm(fx["W0"], axis=1)
-    ev.true("every neuron that grew (||w_j|| >= 2 ||w_j(0)||) is closer to its own max-margin direction",
-            bool(np.all(own[grown] > other[grown])),
-            detail=f"{int(np.sum(own[grown] <= other[grown]))} exceptions among {int(grown.sum())} grown neurons; "
-                   f"{int(np.sum(own <= other))} among all {len(a)} (neurons that never grew keep their init noise)")
+    ev.forall("every neuron that grew (||w_j|| >= 2 ||w_j(0)||) is closer to its own max-margin direction",
+              own[grown] > other[grown], relation="true",
+              detail=f"{int(np.sum(own[grown] <= other[grown]))} exceptions among {int(grown.sum())} grown neurons; "
+                     f"{int(np.sum(own <= other))} among all {len(a)} (neurons that never grew keep their init noise)")
     d = X.shape[1]
     ev.record(train_accuracy=acc, top10_singular_values=sv[:10].tolist(), n_pos=int(np.sum(y > 0)),
               n_neg=int(np.sum(y < 0)), cos_wpos_wneg=float(up @ un),
@@ -154,8 +155,115 @@ def fig2(fx):
     return ev
 
 
-not_checkable(
-    "phuong2021.exp.mnist", kind="experiment", title="Appendix D (Table 1, Figures 3, 4): MNIST 0 vs 1",
-    statement=r"The 7th-layer representations of a CNN trained on MNIST 0/1 are orthogonally separable; $W_7$ has few "
-              r"significantly non-zero singular values.",
-    reason="needs torch and the MNIST data, neither in the core stack; not reproduced")
+MNIST_DIFFERENCES = (
+    "differences from the paper's setting: scikit-learn's 8x8 digits (1797 images, shipped in its wheel; 360 "
+    "in the pair 0/1) instead of 28x28 MNIST (~12,700 in the pair), loaded offline; an MLP with ReLU layers "
+    "fc(64, 64), fc(64, 64) as the feature extractor in place of the six convolutional layers, then "
+    "'layer 7' fc(64, 32) and 'layer 8' fc(32, 1) in place of fc(3136, 128), fc(128, 1); biases and "
+    "PyTorch-default init (unspecified in the paper); Adam at learning rate 1e-3 (unspecified), binary "
+    "cross-entropy, batch 128, 50 epochs, weights of layers 7 and 8 times 0.05, as printed: 150 Adam steps "
+    "instead of ~5000")
+
+
+def _cosines(L, y):
+    n = np.linalg.norm(L, axis=1)
+    C = (L @ L.T) / np.maximum(np.outer(n, n), 1e-300)
+    same, off = np.equal.outer(y, y), ~np.eye(len(y), dtype=bool)
+    return C, same & off, ~same
+
+
+def _violations(L, y):
+    """Fraction of ordered pairs (i != j) violating eq. (1) in the representation L."""
+    K = L @ L.T
+    same, off = np.equal.outer(y, y), ~np.eye(len(y), dtype=bool)
+    return float(np.mean(np.where(same, K <= 0, K > 0)[off]))
+
+
+def _theory_hypotheses(fx, ev):
+    """Theorem 1's data hypotheses, measured and reported (App. D is outside the theory's scope): OS of the
+    digit pair itself and of the head's input (layer-6 features); support span where OS holds."""
+    X0, X6, y = fx["layers"][0], fx["X"], fx["y"]
+    os_in, os_head = is_orthogonally_separable(X0, y)[0], is_orthogonally_separable(X6, y)[0]
+    rec = {"hypothesis_OS_of_the_digit_pair": os_in, "hypothesis_OS_of_the_head_input": os_head}
+    if os_head:
+        cg = class_geometry(X6, y)
+        d = X6.shape[1]
+        rec["hypothesis_support_span_of_the_head_input"] = bool(
+            support_rank(X6, cg.support_pos) == d and support_rank(X6, cg.support_neg) == d)
+    ev.record(**rec)
+    ev.note("Theorem 1's hypotheses are " + ("met" if os_head else "not met") + " by the head's input, so its "
+            "predictions for layers 7-8 are " + ("applicable" if os_head else "vacuous") + " here (recorded)")
+
+
+LOW_RANK_MUTATION = "W_7 of rank at most one"
+
+
+@claim("phuong2021.exp.mnist", kind="experiment", title="Appendix D (Figures 3, 4): real digits, 0 vs 1",
+       statement=r"A network trained as in App. D on two digit classes learns representations in which same-class "
+                 r"examples are more similar than cross-class ones, more so at higher layers (Fig. 3), and the "
+                 r"weight matrix $W_7$ of its first fully-connected layer has very few (perhaps five or ten) "
+                 r"significantly non-zero singular values (Fig. 4a).",
+       fixtures=[random(ph.digits), adversarial(ph.digits, pair=(3, 8), label="digits 3 vs 8"),
+                 adversarial(ph.digits, pair=(1, 7), label="digits 1 vs 7"),
+                 negative(ph.digits, mutation=LOW_RANK_MUTATION)],
+       judged_by="numeric targets for the qualitative statements: number of singular values of W_7 above 0.1 "
+                 "sigma_1 <= 10; mean cosine of same-class pairs above that of cross-class pairs at layer 7, and "
+                 "the gap between them larger at layer 7 than at the input; the fraction of pairs violating eq. (1) "
+                 "per layer, the accuracy and Theorem 1's data hypotheses (OS of the pair and of the head's input, "
+                 "span) are measured and recorded. " + MNIST_DIFFERENCES, timeout_s=300)
+def exp_mnist(fx):
+    ev = Evidence()
+    y = fx["y"]
+    sv = np.linalg.svd(fx["W7"], compute_uv=False)
+    significant = int(np.sum(sv > 0.1 * sv[0]))
+    limit_rank = 1 if fx.mutated(LOW_RANK_MUTATION) else 10
+    ev.le("Fig. 4a: singular values of W_7 above 0.1 sigma_1", significant, limit_rank, rtol=0.0,
+          detail=f"top-6 sigma_k/sigma_1 = {np.round(sv[:6] / sv[0], 3).tolist()}")
+    gaps = []
+    for L in fx["layers"]:
+        C, same, cross = _cosines(L, y)
+        gaps.append(float(C[same].mean() - C[cross].mean()))
+    ev.true("Fig. 3: at layer 7 same-class pairs are more similar than cross-class pairs (mean cosine)",
+            gaps[-1] > 0, detail=f"gap {gaps[-1]:.3f}")
+    ev.true("Fig. 3: the separation grows from the input to layer 7 (gap of mean cosines)", gaps[-1] > gaps[0],
+            detail=f"gaps per layer {np.round(gaps, 3).tolist()}")
+    _theory_hypotheses(fx, ev)
+    ev.record(accuracy=fx["accuracy"], significant_singular_values=significant,
+              top10_singular_values=sv[:10].tolist(), cosine_gap_per_layer=gaps,
+              violating_pair_fraction_per_layer=[_violations(L, y) for L in fx["layers"]])
+    ev.add_series("Fig. 4a: top-10 singular values of W_7", np.arange(1, 11), {"sigma_k": sv[:10]}, xlabel="k",
+                  logy=True)
+    return ev
+
+
+PIXELS_OS = "the input pixels are already orthogonally separable"
+
+
+@claim("phuong2021.exp.mnist.os", kind="experiment", title="Appendix D (Figure 3): 7th-layer representations OS, on digits",
+       statement=r"'Remarkably, the 7th layer representations are orthogonally separable': on the 8x8-digits analogue "
+                 r"of App. D, the ReLU output of layer 7 satisfies eq. (1) on every pair of training examples.",
+       derived="the harness's transplant of App. D's Figure 3 claim to an offline analogue (scikit-learn's 8x8 "
+               "digits, an MLP in place of the CNN, 150 Adam steps); a failure here is a finding about the analogue, "
+               "not an erratum of the paper's MNIST experiment, which could not be rerun offline",
+       expected="refuted",
+       expected_reason="on the analogue the layer-7 representation is not orthogonally separable on any seed or "
+                       "pair tried: 4% to 50% of the pairs violate eq. (1) (the pre-activations 1.5% to 31%); the "
+                       "W_7 low-rank part of App. D does reproduce (phuong2021.exp.mnist)",
+       uses=["phuong2021.exp.mnist"],
+       fixtures=[random(ph.digits), adversarial(ph.digits, pair=(3, 8), label="digits 3 vs 8"),
+                 negative(ph.digits, mutation=PIXELS_OS)],
+       judged_by="exact signs of every f^7(x_i)^T f^7(x_j), i != j (f^7 the ReLU output of layer 7; the "
+                 "pre-activation reading is recorded and fails too). " + MNIST_DIFFERENCES, timeout_s=300)
+def exp_mnist_os(fx):
+    ev = Evidence()
+    y = fx["y"]
+    L = fx["layers"][0] if fx.mutated(PIXELS_OS) else fx["layers"][-1]
+    K = L @ L.T
+    same, off = np.equal.outer(y, y), ~np.eye(len(y), dtype=bool)
+    ok = np.where(same, K > 0, K <= 0)[off]
+    ev.forall("eq. (1) on every pair of training examples (layer 7, ReLU output)", ok, relation="true")
+    pre = fx["X"] @ fx["W7"].T + fx["b7"]
+    ev.record(violating_pair_fraction=float(np.mean(~ok)), violating_pair_fraction_preactivation=_violations(pre, y),
+              accuracy=fx["accuracy"])
+    _theory_hypotheses(fx, ev)
+    return ev
