@@ -197,7 +197,8 @@ FIT_FIRST = "the fitting starts before the alignment (the opposite order)"
 DIGIT_PAIRS = ("0 vs 1: Fig. 5; 3 vs 8 and 1 vs 7: Figs. 10-11 (App. A.4)")
 
 
-@claim("min2024.exp.fig5", kind="experiment", title="Figs. 5, 10, 11: two digits, alignment then fitting (real digits)",
+@claim("min2024.exp.fig5", kind="experiment", timeout_s=1200,
+       title="Figs. 5, 10, 11: two digits, alignment then fitting (real digits)",
        statement=r"Centred two-class digit data, GD from small init: neurons align with $x_\pm$ early (min cosine near "
        r"1 before the loss drops), then $\|W\|_2^2$ grows and the loss decreases; the stable rank decreases below 2 "
        r"and is almost 1 (because $\cos(x_+,x_-)\simeq-1$).", uses=["min2024.thm1.a", "min2024.thm1.e"],
@@ -295,7 +296,7 @@ def _phase_metrics(X, y, W, v):
 ONE_LAYER_TWO_PHASE = "first-layer-only training is two-phase too (norm change negligible early)"
 
 
-@claim("min2024.exp.fig12_13", kind="experiment",
+@claim("min2024.exp.fig12_13", kind="experiment", timeout_s=1200,
        title="Figs. 12-13 (App. A.5): two-phase training vs first-layer-only training (real digits)",
        statement=r"Training both layers from small init, early on only the directions change (norm changes "
        r"negligible) and later the norms grow; training only $W$ (fixed $v_j=\pm1$) shows no such two phases.",

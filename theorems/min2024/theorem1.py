@@ -68,6 +68,16 @@ def _aligned(p) -> np.ndarray:
     return np.all((p.mem == s[None, :]) | (p.mem == DEAD), axis=1)
 
 
+def slope_error(x: np.ndarray, y: np.ndarray) -> float:
+    """Standard error of the least-squares slope of log y against log x (0 with fewer than 3 points)."""
+    lx, ly = np.log(np.asarray(x, float)), np.log(np.asarray(y, float))
+    if lx.size < 3 or np.ptp(lx) == 0:
+        return 0.0
+    coef = np.polyfit(lx, ly, 1)
+    resid = ly - np.polyval(coef, lx)
+    return float(np.sqrt(resid @ resid / (lx.size - 2) / ((lx - lx.mean()) ** 2).sum()))
+
+
 def _t_align(p) -> float:
     ok = _aligned(p)
     bad = np.flatnonzero(~ok)
@@ -86,7 +96,9 @@ def _t_align_rates(fx, ev: Evidence, attained: bool) -> None:
     """Companion rate checks of thm1.a in the eps -> 0 limit: the fitted exponent of t_align against mu (data
     rebuilt from the fixture's seed at each mu) and against n (class sizes x1, x2, x4) compared with the
     exponents of the explicit t1 = 16 log n/(min{zeta, xi} sqrt(mu) X_min) on the same data: t_align <= t1
-    needs t_align to grow no faster than t1 (slope vs mu >= t1's, slope vs n <= t1's)."""
+    needs t_align to grow no faster than t1 (slope vs mu >= t1's, slope vs n <= t1's). t_align is noisy (the
+    last neuron to align may start near a hyperplane): the tolerance is 0.1 plus twice the fit's standard
+    error, so a scattered 3-point fit cannot refute."""
     for key, values in (("mu", MU_SERIES), ("n", N_FACTORS)):
         xs, runs, consts = limit_series(fx, values, key)
         ta = np.array([r.t_align for r in runs])
@@ -102,12 +114,13 @@ def _t_align_rates(fx, ev: Evidence, attained: bool) -> None:
         b = float(np.polyfit(np.log(xs), np.log(t1), 1)[0])
         ev.record(**{f"t1 exponent in {key}": b})
         name = f"t_align vs {key} (eps -> 0 limit)"
+        se = slope_error(xs[keep], ta[keep])
         if attained:
-            judge_slope(name, xs[keep], ta[keep], predicted=b, relation="==", atol=0.25, evidence=ev, xlabel=key,
-                        ylabel="t_align")
+            judge_slope(name, xs[keep], ta[keep], predicted=b, relation="==", atol=0.25 + 2 * se, evidence=ev,
+                        xlabel=key, ylabel="t_align")
         else:
-            judge_slope(name, xs[keep], ta[keep], predicted=b, relation=">=" if key == "mu" else "<=", atol=0.1,
-                        evidence=ev, xlabel=key, ylabel="t_align")
+            judge_slope(name, xs[keep], ta[keep], predicted=b, relation=">=" if key == "mu" else "<=",
+                        atol=0.1 + 2 * se, evidence=ev, xlabel=key, ylabel="t_align")
 
 
 @claim("min2024.thm1.a", kind="theorem", title="Theorem 1, part 1: directional convergence by t1",
@@ -161,11 +174,13 @@ PREMISE_DROPPED = "premise dropped: every V+ neuron in S+"
        statement=r"If $\max_{i\in I_+}\langle w_j(0),x_i\rangle>0$ and $j\in V_+$ then $w_j(t_1)\in S_+$ "
        r"(symmetrically for $V_-$, $I_-$, $S_-$).",
        hypotheses=THEOREM_HYPS, uses=["min2024.thm1.a", "min2024.claim.act"],
-       fixtures=PART1_FIXTURES + [
+       fixtures=[u if u.name != "min.wellsep.in_sminus" else
+                 adversarial(wellsep, label="min.wellsep.in_sminus", expect=("pass", "vacuous"),
+                             **{**BASE, "crafted": "in_sminus"}) for u in PART1_FIXTURES] + [
            negative(wellsep, mutation=PREMISE_DROPPED, **{**BASE, "tilt": True, "crafted": "dead"}),
            negative(wellsep, label="min.wellsep.large_init", **LARGE_INIT)],
        judged_by="membership at every saved t in [t1, 1.2 t1] of every neuron meeting the premise (a quantifier: "
-       "vacuous when no neuron does); " + PART1_EXTREMES)
+       "vacuous when no neuron does, which the inits crafted inside S-+ may cause); " + PART1_EXTREMES)
 def thm1_b(fx):
     ev = Evidence()
     p = phases(fx, "align")
@@ -373,7 +388,8 @@ def thm1_f(fx):
     return ev
 
 
-@claim("min2024.thm1", kind="theorem", title="Theorem 1 (early alignment, then O(1/t) loss and low rank)",
+@claim("min2024.thm1", kind="theorem", timeout_s=1200,
+       title="Theorem 1 (early alignment, then O(1/t) loss and low rank)",
        statement=r"Under Assumptions 1-2, init (3) with $\epsilon\le\min\{\epsilon_1,\epsilon_2\}$ and any regular "
        r"solution: by $t_1$ every $w_j\in S_{\mathrm{sign}(v_j)}\cup S_{dead}$ (initially active neurons in "
        r"$S_{\mathrm{sign}(v_j)}$); afterwards the neurons are trapped, and when $\tilde V_\pm\ne\emptyset$: "
@@ -431,7 +447,8 @@ def _t2_lower_bound(c, log_eps: float) -> float:
     return c.t1 + (need - early) / (3 * c.n_pos * c.x_max)
 
 
-@claim("min2024.thm1.t2_order", kind="claim", title="t2 = Theta((1/n) log(1/(sqrt(h) eps))) (Thm 1)",
+@claim("min2024.thm1.t2_order", kind="claim", timeout_s=1200,
+       title="t2 = Theta((1/n) log(1/(sqrt(h) eps))) (Thm 1)",
        statement=r"$t_1\le t_2=\Theta(\frac1n\log\frac1{\sqrt h\epsilon})$: $n\,t_2/\log\frac1{\sqrt h\epsilon}$ is "
        r"bounded above and below independently of $n$.", hypotheses=[A1], uses=["min2024.thm1.d"],
        erratum=erratum(
