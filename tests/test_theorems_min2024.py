@@ -292,3 +292,14 @@ def test_hypothesis_failing_fixtures_do_not_crash_the_checks():
     assert vals.shape == mus.shape and np.allclose(vals, 1 / ms, rtol=1e-12)
     ev = asm1(build_fixture(negative(clusters), 3, "quick"))
     assert not all(c.holds for c in ev.comparisons)   # opposite-label pairs not all negatively correlated
+
+
+def test_lemma12_second_method_leaves_s_dead():
+    """App. E.4 integrated again with scipy DOP853: <x, w(t)> > 0 right after t0, matching the RK4 trajectory."""
+    from fixtures.min2024 import example_e34
+    from theorems.min2024.trajectories import _e4_second_method
+    from verify import random
+    from verify.claims import build_fixture
+
+    lo, diff = _e4_second_method(build_fixture(random(example_e34), 0, "quick"))
+    assert lo > 0 and diff < 1e-6

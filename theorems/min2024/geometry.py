@@ -205,8 +205,8 @@ def lem6(fx):
             A, B = Z[: len(Z) // 2], Z[len(Z) // 2: 2 * (len(Z) // 2)]
             a, b = rng.exponential(size=(len(A), 1)), rng.exponential(size=(len(A), 1))
             inside = _in_splus(X, y, a * A + b * B, sign)
-        ev.true(f"positive combinations stay in S{'+' if sign > 0 else '-'}", bool(inside.all()),
-                detail=f"{int((~inside).sum())} of {len(inside)} combinations outside")
+        ev.forall(f"positive combinations of sampled points stay in S{'+' if sign > 0 else '-'}", inside,
+                  relation="true", detail=f"{int((~inside).sum())} of {len(inside)} combinations outside")
     return ev
 
 
