@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fixtures.min2024 import digit_like_data, gaussian_init, wellsep_data
+from fixtures.min2024 import assumption1_statistics, digit_pair, gaussian_init, wellsep_data
 from theorems.min2024.common import (
     DEAD,
     MINUS,
@@ -14,12 +14,14 @@ from theorems.min2024.common import (
     constants,
     euler_polar,
     flow_field,
+    limit_alignment,
     margin_loss,
     membership,
     mu_of,
     neg_loss_derivative,
     polar_outputs,
     polar_velocity,
+    time_grid,
     total_loss,
     zeta1_star,
     zeta2_star,
@@ -173,11 +175,86 @@ def test_gd_helpers_match_plain_gradient_steps():
     assert its1.tolist() == [0, 2, 4] and np.allclose(Ws1[-1], W, rtol=1e-13)
 
 
-def test_digit_stand_in_is_nonnegative_before_centring():
-    raw, y = digit_like_data(np.random.default_rng(8), 20, 6, 0.25)
-    assert (raw >= 0).all() and (raw @ raw.T >= 0).all()
+@pytest.mark.parametrize("pair, mu, violating", [((0, 1), -0.7178, 0.0669), ((3, 8), -0.6677, 0.2152),
+                                                  ((1, 7), -0.7055, 0.1892)])
+def test_real_digits_violate_assumption_1_after_centring(pair, mu, violating):
+    """scikit-learn's 8x8 digits (no download): non-negative pixels, so every raw pair correlates; centred, the
+    pairs of the paper's experiments still violate Assumption 1 (the referee's figures)."""
+    raw, y = digit_pair(*pair)
+    assert (raw >= 0).all() and (raw @ raw.T >= 0).all() and len(y) > 340
     X = raw - raw.mean(0)
     assert np.allclose(X[y > 0].sum(0), -X[y < 0].sum(0))
+    m, v = assumption1_statistics(X, y)
+    assert m == pytest.approx(mu, abs=1e-3) and v == pytest.approx(violating, abs=1e-3)
+
+
+def test_vectorised_membership_matches_rows():
+    rng = np.random.default_rng(11)
+    X, y = wellsep_data(rng, 3, 2, 4, 0.5)
+    U = rng.normal(size=(7, 5, 4))
+    stacked = membership(X, y, U, 1e-9)
+    assert stacked.shape == (7, 5)
+    assert all((stacked[k] == membership(X, y, U[k], 1e-9)).all() for k in range(7))
+
+
+def test_time_grid_has_the_late_decades():
+    g = time_grid(1e15, 1e3)
+    assert g[0] == 0.0 and g[-1] == pytest.approx(1e15)
+    assert all(np.isclose(g, 1e3 * 10.0 ** k, rtol=1e-12).any() for k in range(13))
+
+
+def test_limit_alignment_aligns_and_is_scale_free():
+    rng = np.random.default_rng(12)
+    X, y = wellsep_data(rng, 3, 3, 4, 0.6, (1.0, 1.5))
+    W0, s = gaussian_init(rng, 8, 4)
+    run = limit_alignment(X, y, W0, s)
+    assert run.ok and 0.0 < run.t_align < 5.0
+    assert np.all((run.mem[-1] == s.astype(int)) | (run.mem[-1] == DEAD))
+
+
+def test_leaky_limit_flow_leaves_s_dead():
+    """Remark 5 probe: with leaky ReLU a neuron started inside S_dead leaves it (x_a(w) lies in K)."""
+    rng = np.random.default_rng(13)
+    X, y = wellsep_data(rng, 3, 3, 4, 0.6, (1.0, 1.5), tilt=True)
+    W0, s = gaussian_init(rng, 6, 4)
+    W0[0] = -np.eye(4)[1]
+    assert membership(X, y, W0[:1], 0.0)[0] == DEAD
+    run = limit_alignment(X, y, W0, s, leak=0.2)
+    assert run.ok and (run.mem[-1] == np.where(s > 0, PLUS, MINUS)).all()
+
+
+def test_t2_analytic_lower_bound_grows_linearly_with_one_positive_point():
+    """The second method of the t2-order erratum: from Lemmas 2-3 alone, n t2 / log(1/(sqrt h eps)) >= R_lb(n),
+    and R_lb grows ~linearly in n when n+ = 1."""
+    from theorems.min2024.theorem1 import _t2_lower_bound
+
+    ratios = []
+    for n_neg in (3, 12):
+        X, y = wellsep_data(np.random.default_rng(14), 1, n_neg, 4, 0.6, (1.0, 1.5))
+        W0, s = gaussian_init(np.random.default_rng(15), 8, 4)
+        c = constants(X, y, W0, s)
+        le = c.log_eps_theorem
+        ratios.append(c.n * _t2_lower_bound(c, le) / (-0.5 * np.log(c.h) - le))
+    assert ratios[1] / ratios[0] > 2.0
+
+
+def test_errata_second_methods_in_exact_arithmetic():
+    from theorems.min2024.constants_claims import _eq29_exact_ratio, _exact_n2_excess
+
+    assert _eq29_exact_ratio() == "2"
+    text, positive = _exact_n2_excess()
+    assert positive and text == "7/2 - 4*log(2)"
+
+
+def test_refine_box_worst_case_is_above_one_half_for_orthogonal_data():
+    """E22: even for orthogonal positives (mu -> 0) the worst weighting in [1/2, 3/2] keeps cos(x+, x~_a) >= sqrt(3)/2
+    (two orthogonal unit vectors, one with weight 3/2)."""
+    from theorems.min2024.trajectories import _box_worst_cos
+
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, -1.0]])
+    y = np.array([1.0, 1.0, -1.0])
+    assert _box_worst_cos(X, y) == pytest.approx(2 / np.sqrt(2 * 2.5), rel=1e-12)
+    assert _box_worst_cos(X, y) > 0.5
 
 
 def test_lemma2_edge_search_finds_the_x1_logistic_violation():
@@ -215,3 +292,14 @@ def test_hypothesis_failing_fixtures_do_not_crash_the_checks():
     assert vals.shape == mus.shape and np.allclose(vals, 1 / ms, rtol=1e-12)
     ev = asm1(build_fixture(negative(clusters), 3, "quick"))
     assert not all(c.holds for c in ev.comparisons)   # opposite-label pairs not all negatively correlated
+
+
+def test_lemma12_second_method_leaves_s_dead():
+    """App. E.4 integrated again with scipy DOP853: <x, w(t)> > 0 right after t0, matching the RK4 trajectory."""
+    from fixtures.min2024 import example_e34
+    from theorems.min2024.trajectories import _e4_second_method
+    from verify import random
+    from verify.claims import build_fixture
+
+    lo, diff = _e4_second_method(build_fixture(random(example_e34), 0, "quick"))
+    assert lo > 0 and diff < 1e-6

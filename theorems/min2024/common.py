@@ -108,17 +108,18 @@ def cos(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def membership(X: np.ndarray, y: np.ndarray, U: np.ndarray, tau: float) -> np.ndarray:
-    """Per neuron: PLUS (in S+), MINUS (in S-), DEAD (in S_dead) or OTHER, with activation ``<x_i,u> > tau``.
+    """Per neuron (rows of ``U``, any leading axes): PLUS (in S+), MINUS (in S-), DEAD (in S_dead) or OTHER,
+    with activation ``<x_i,u> > tau``.
 
     ``S+ = {z: <x_i,z> > 0 on I+, <= 0 on I-}``, ``S-`` symmetric, ``S_dead = {z: <x_i,z> <= 0 all i}``
     (the paper's displayed S_dead is a copy of S-; spec E5).
     """
     act = (U @ X.T) > tau
     pos, neg = y > 0, y < 0
-    out = np.full(U.shape[0], OTHER)
-    out[act[:, pos].all(1) & ~act[:, neg].any(1)] = PLUS
-    out[act[:, neg].all(1) & ~act[:, pos].any(1)] = MINUS
-    out[~act.any(1)] = DEAD
+    out = np.full(U.shape[:-1], OTHER)
+    out[act[..., pos].all(-1) & ~act[..., neg].any(-1)] = PLUS
+    out[act[..., neg].all(-1) & ~act[..., pos].any(-1)] = MINUS
+    out[~act.any(-1)] = DEAD
     return out
 
 
@@ -291,6 +292,7 @@ class Run:
     ok: bool
     message: str
     nsteps: int
+    events: tuple = ()   # the event-driven integrator's (t, kind, neuron, point): "cross", "slide", "exit"
 
     @property
     def tau(self) -> float:
@@ -310,16 +312,22 @@ class Run:
         return total_loss(self.loss, self.y, self.outputs(k))
 
 
-def time_grid(t_end: float, t_fine: float = 5.0, n_fine: int = 501, n_log: int = 400,
-              n_lin: int = 1500) -> np.ndarray:
-    """A grid fine on [0, t_fine] (alignment), geometric and linear afterwards."""
-    fine = np.linspace(0.0, min(t_fine, t_end), n_fine)
-    if t_end <= t_fine:
-        return fine
-    return np.unique(np.concatenate([fine, np.geomspace(t_fine, t_end, n_log), np.linspace(0, t_end, n_lin)]))
+def time_grid(t_end: float, t_fit: float | None = None, t_fine: float = 5.0, n_fine: int = 501,
+              n_log: int = 400, n_lin: int = 1500, per_decade: int = 20) -> np.ndarray:
+    """A grid fine on [0, t_fine] (alignment), geometric and linear up to ``t_fit`` (the fitting phase;
+    ``t_end`` when not given), and ``per_decade`` geometric points per decade from ``t_fit`` to ``t_end``
+    (the late phase, where the loss decays like 1/t and the norm grows like log t)."""
+    t_fit = t_end if t_fit is None else min(t_fit, t_end)
+    fine = np.linspace(0.0, min(t_fine, t_fit), n_fine)
+    parts = [fine]
+    if t_fit > t_fine:
+        parts += [np.geomspace(t_fine, t_fit, n_log), np.linspace(0, t_fit, n_lin)]
+    if t_end > t_fit:
+        parts.append(np.geomspace(t_fit, t_end, int(np.ceil(per_decade * np.log10(t_end / t_fit))) + 1))
+    return np.unique(np.concatenate(parts))
 
 
-NON_A1_HORIZON = 40.0   # simulated horizon on data violating Assumption 1 (negative controls)
+NON_A1_HORIZON = 12.0   # simulated horizon on data violating Assumption 1 (negative controls)
 EULER_STEP = 2e-3       # step of the Euler fallback there
 
 
@@ -348,7 +356,7 @@ def euler_polar(X: np.ndarray, y: np.ndarray, W0: np.ndarray, rho0: np.ndarray, 
 
 
 @functools.lru_cache(maxsize=16)
-def _run_cached(key: tuple, fx_holder: _Holder, t_end: float, extra_grid: tuple) -> Run:
+def _run_cached(key: tuple, fx_holder: _Holder, t_end: float, extra_grid: tuple, t_fit: float | None) -> Run:
     fx = fx_holder.fx
     X, y, W0, s = fx["X"], fx["y"], fx["W0"], fx["s"]
     c = fixture_constants(fx)
@@ -356,7 +364,7 @@ def _run_cached(key: tuple, fx_holder: _Holder, t_end: float, extra_grid: tuple)
     rho0 = le + np.log(np.linalg.norm(W0, axis=1))
     if mu_of(X, y) <= 0:  # Assumption 1 fails: t1 and the fit horizon are infinite, and sliding modes are frequent
         t_end = min(t_end, NON_A1_HORIZON)
-    grid = np.unique(np.concatenate([time_grid(t_end), np.asarray(extra_grid, float)]))
+    grid = np.unique(np.concatenate([time_grid(t_end, t_fit), np.asarray(extra_grid, float)]))
     grid = grid[grid <= t_end]
     # atol 1e-14: with 1e-12 one DOP853 step across the fitting transition let a 1.5e-4 error in rho through
     # (min.wellsep.imbalanced; 2e-7 with 1e-14 against an rtol-1e-12 reference, at 10% more cost)
@@ -368,7 +376,7 @@ def _run_cached(key: tuple, fx_holder: _Holder, t_end: float, extra_grid: tuple)
         t, U, rho, ok, msg = euler_polar(X, y, W0, rho0, s, dt, int(t_end / dt), fx["loss"], record_every=5)
         return Run(X, y, s, c, le, fx["loss"], t, U, rho, ok, f"{msg} (after: {flow.message})", int(t_end / dt))
     return Run(X, y, s, c, le, fx["loss"], h["t"], h["directions"], h["log_norms"], bool(flow.success),
-               flow.message, int(flow.nsteps))
+               flow.message, int(flow.nsteps), tuple(flow["events"]))
 
 
 class _Holder:
@@ -384,13 +392,16 @@ class _Holder:
         return isinstance(other, _Holder) and other.key == self.key
 
 
-def theorem_run(fx, t_end: float, extra_grid: tuple = ()) -> Run:
-    """The polar-flow trajectory of the fixture up to ``t_end`` (cached per fixture and horizon)."""
+def theorem_run(fx, t_end: float, extra_grid: tuple = (), t_fit: float | None = None) -> Run:
+    """The polar-flow trajectory of the fixture up to ``t_end`` (cached per fixture and horizon); the saved
+    grid is fine up to ``t_fit`` and geometric after it (:func:`time_grid`)."""
     key = (fx.family, repr(sorted(fx.params.items())), fx.seed)
-    return _run_cached(key, _Holder(fx, key), float(t_end), tuple(extra_grid))
+    return _run_cached(key, _Holder(fx, key), float(t_end), tuple(extra_grid),
+                       None if t_fit is None else float(t_fit))
 
 
 ALIGN_CAP = 200.0   # alignment runs stop here when t1 is larger; later times are certified by Lemma 12
+LATE_DECADES = 12   # the "fit" runs go on for this many decades of time past the fitting onset (late phase)
 
 
 def fit_horizon(c: Constants, log_eps: float, X: np.ndarray, y: np.ndarray, factor: float = 1.6) -> float:
@@ -419,14 +430,17 @@ class Phases:
 
 
 def phases(fx, horizon: str = "fit") -> Phases:
-    """The fixture's run to ``min(1.2 t1, ALIGN_CAP)`` (``horizon="align"``) or past the fitting onset
-    (``"fit"``)."""
+    """The fixture's run to ``min(1.2 t1, ALIGN_CAP)`` (``horizon="align"``) or past the fitting onset and
+    ``LATE_DECADES`` decades of the late phase beyond it (``"fit"``)."""
     c = fixture_constants(fx)
     le = log_eps_of(fx)
     t1 = c.t1 if np.isfinite(c.t1) else 50.0
-    t_end = min(1.2 * t1, ALIGN_CAP) if horizon == "align" else fit_horizon(c, le, fx["X"], fx["y"])
-    r = theorem_run(fx, t_end, extra_grid=(t1,))
-    mem = np.array([r.members(k) for k in range(len(r.t))])
+    if horizon == "align":
+        r = theorem_run(fx, min(1.2 * t1, ALIGN_CAP), extra_grid=(t1,))
+    else:
+        t_fit = fit_horizon(c, le, fx["X"], fx["y"])
+        r = theorem_run(fx, t_fit * 10.0 ** LATE_DECADES, extra_grid=(t1,), t_fit=t_fit)
+    mem = membership(r.X, r.y, r.U, r.tau)
     k1 = int(np.searchsorted(r.t, t1 * (1 - 1e-12)))
     k1 = min(k1, len(r.t) - 1)
     m1 = mem[k1]
@@ -443,3 +457,93 @@ def _vtilde(fx):
 
 VTILDE = hypothesis("V~+ and V~- nonempty (Thm 1 part 2)", _vtilde,
                     description="some neuron in S+ and some in S- at t1 (decided on the simulated trajectory)")
+
+
+# ---------------------------------------------------------------------------------------------
+# The alignment phase in the exact eps -> 0 limit, and series of it over mu and n (rate checks)
+
+LIMIT_LOG_EPS = -1.0e4   # e^{2 rho} underflows to 0 over the whole run: f = 0 exactly, the eps -> 0 flow
+LIMIT_DT = 0.01          # resolution of the saved grid (t_align is an upper estimate within it)
+
+
+@dataclass
+class LimitAlignment:
+    """An alignment-phase run in the exact eps -> 0 limit (directions only; ``f = 0``).
+
+    ``t_align``: the first saved time from which every V+ neuron is in S+ or S_dead and every V- neuron in
+    S- or S_dead (inf when not reached within the horizon); ``dwell``: the longest constant-pattern interval
+    of a neuron outside ``S_sign(v_j) u S_dead`` times its number of active points ``n_a`` (App. C.2 bounds
+    it by ``4 / (min{zeta, xi} sqrt(mu) X_min)``), over the intervals that end within the horizon."""
+
+    t: np.ndarray
+    mem: np.ndarray
+    t_align: float
+    dwell: float
+    intervals: int
+    ok: bool
+    message: str
+
+
+def dwell_intervals(t: np.ndarray, on: np.ndarray, mem: np.ndarray, s: np.ndarray,
+                    t_max: float = np.inf) -> list[tuple[float, int]]:
+    """``(length, n_a)`` of every maximal constant-pattern interval of a neuron outside ``S_sign(v_j) u S_dead``
+    on the saved grid (``on[k, j, i]`` = x_i activates w_j at ``t[k]``); the length is an upper estimate (from
+    the saved time before the interval to its end); an interval still open at the horizon or ending after
+    ``t_max`` is skipped."""
+    out = []
+    for j in range(on.shape[1]):
+        good = PLUS if s[j] > 0 else MINUS
+        pats = on[:, j, :]
+        change = np.flatnonzero(np.any(pats[1:] != pats[:-1], axis=1)) + 1
+        for a, b in zip(np.concatenate([[0], change]), np.concatenate([change, [len(t)]])):
+            if b >= len(t) or t[b] > t_max or mem[a, j] in (good, DEAD):
+                continue
+            out.append((float(t[b] - t[max(a - 1, 0)]), int(pats[a].sum())))
+    return out
+
+
+def limit_alignment(X: np.ndarray, y: np.ndarray, W0: np.ndarray, s: np.ndarray, loss: str = "exp",
+                    leak: float = 0.0, t_end: float = 10.0) -> LimitAlignment:
+    """The balanced flow from ``W0`` in the exact eps -> 0 limit (log eps = ``LIMIT_LOG_EPS``), saved every
+    ``LIMIT_DT``; the horizon is extended 4x once when the configuration is not aligned by ``t_end``."""
+    rho0 = LIMIT_LOG_EPS + np.log(np.linalg.norm(W0, axis=1))
+    tau = MEMBER_TOL * float(np.linalg.norm(X, axis=1).max())
+    for horizon in (t_end, 4 * t_end):
+        grid = np.linspace(0.0, horizon, int(round(horizon / LIMIT_DT)) + 1)
+        r = simulate_log_scale(W0, rho0, s, X, y, alpha=leak, loss=margin_loss(loss), reduction="sum",
+                               t_end=horizon, t_eval=grid, rtol=1e-10, atol=1e-12)
+        t, U = r.history["t"], r.history["directions"]
+        mem = membership(X, y, U, tau)
+        aligned = np.all((mem == s.astype(int)[None, :]) | (mem == DEAD), axis=1)
+        if aligned[-1] or not r.success:
+            break
+    bad = np.flatnonzero(~aligned)
+    t_align = 0.0 if bad.size == 0 else float(t[bad[-1] + 1]) if bad[-1] + 1 < len(t) else float("inf")
+    spans = dwell_intervals(t, (U @ X.T) > tau, mem, s)
+    dwell = max((length * na for length, na in spans), default=0.0)
+    return LimitAlignment(t, mem, t_align, float(dwell), len(spans), bool(r.success), r.message)
+
+
+def rebuild(fx, **overrides) -> dict:
+    """The fixture's family rebuilt from the fixture's own seed with some parameters changed (the same random
+    draws, so that only the changed parameter varies along a series)."""
+    return fx.use.family.build(np.random.default_rng(fx.seed), **{**fx.params, **overrides})
+
+
+def scaled_sizes(fx, factor: int) -> dict:
+    """Class sizes of the fixture times ``factor`` (the n-series keeps the class ratio)."""
+    return {"n_pos": max(1, int(fx.params["n_pos"]) * factor), "n_neg": max(1, int(fx.params["n_neg"]) * factor)}
+
+
+def limit_series(fx, values: tuple, key: str) -> tuple[np.ndarray, list[LimitAlignment], list[Constants]]:
+    """eps -> 0 alignment runs on the fixture's data rebuilt along ``values`` of ``key`` (``"mu"``, or ``"n"``
+    for class sizes scaled by each value), with the fixture's loss; returns the x-values (mu, or n), the
+    runs and the data's constants."""
+    xs, runs, consts = [], [], []
+    for v in values:
+        d = rebuild(fx, **({"mu": float(v)} if key == "mu" else scaled_sizes(fx, int(v))))
+        runs.append(limit_alignment(d["X"], d["y"], d["W0"], d["s"], d.get("loss", "exp")))
+        c = constants(d["X"], d["y"], d["W0"], d["s"])
+        consts.append(c)
+        xs.append(c.mu if key == "mu" else c.n)
+    return np.array(xs, float), runs, consts

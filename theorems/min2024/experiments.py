@@ -3,9 +3,12 @@
 Setting of the paper: plain GD on both layers, unbalanced Gaussian init ``N(0, alpha^2)`` with
 ``alpha = 1e-6``, ``h = 50``, step ``2e-3``. Unspecified in the paper (spec E35) and chosen here: the
 logistic loss ``log(1 + e^{-y f})`` (it matches the App. A.2 narrative best), summed over the data for the
-two-point sets and averaged for the digit stand-in. **MNIST cannot be downloaded: Fig. 5 is reproduced on a
-synthetic digit-like stand-in** (``fixtures.min2024.digits``: two non-negative blob templates on an 8x8
-grid plus noise, centred), so only the qualitative ordering and shapes are compared, never iteration counts.
+two-point sets and averaged for the digits. MNIST cannot be downloaded: Figs. 5, 10-13 run on **real
+handwritten digits**, scikit-learn's 8x8 copy of the UCI set (shipped in the wheel), pixels in [0, 1] and
+centred as in the paper. Centred digits violate Assumption 1 (0 vs 1: mu = -0.72, 6.7% of the pairs with
+the wrong sign; 3 vs 8: 21.5%; 1 vs 7: 18.9%), so Theorem 1 is vacuous on them: these runs are evidence
+beyond the theorem, as the paper's own MNIST runs are. Iteration counts differ from the paper's (smaller
+images, smaller norms); the ordering and shapes are compared.
 """
 
 from __future__ import annotations
@@ -14,8 +17,8 @@ import functools
 
 import numpy as np
 
-from fixtures.min2024 import digits, toy2d, two_point
-from verify import Evidence, adversarial, claim, hypothesis, negative, random
+from fixtures.min2024 import assumption1_statistics, real_digits, toy2d, two_point
+from verify import Evidence, adversarial, claim, negative, random
 from verify.numerics.flow import gd_steps
 from verify.numerics.nets import forward, gradient, loss_value
 
@@ -78,12 +81,16 @@ def _partial_kept_sign(X, y, W, v, v0):
     return int(((v > 0) & (v0 > 0) & act.any(1) & ~act.all(1)).sum())
 
 
+MU_EFFECT_REVERSED = "smaller mu aligns faster (fewer partial neurons for mu = sin 0.001)"
+
+
 @claim("min2024.exp.fig7_8", kind="experiment", title="Figs. 7-8 (App. A.2): effect of mu on the alignment",
        statement=r"On $x_1=[1,0]$, $x_2=[\sin a,\cos a]$ ($y=+1$): with $\mu=\sin0.1$ the non-dead positive neurons "
        r"eventually all enter $S_+$; with $\mu=\sin0.001$ there are still non-dead neurons outside $S_+$ at iteration "
        r"7000.", uses=["min2024.thm1.a"],
        fixtures=[random(two_point, a=0.1, seeds={"quick": 1, "standard": 1, "thorough": 2}),
-                 negative(two_point, label="min.two_point.orthogonal", a=0.0)],
+                 negative(two_point, label="min.two_point.orthogonal", a=0.0, profiles=STD),
+                 negative(two_point, mutation=MU_EFFECT_REVERSED, a=0.1)],
        judged_by="3 GD runs per data set inside one check (h = 50, alpha = 1e-6, step 2e-3, logistic loss): for the "
        "larger mu, zero partial neurons at 21000 among those that kept the sign of v_j(0) and a non-increasing "
        "partial count 2000 -> 7000 -> 21000; for mu = sin 0.001, >= 1 partial neuron at 7000 in every run and more "
@@ -98,13 +105,17 @@ def fig7_8(fx):
                              for _, Ws, vs in runs])
         kept[a] = np.array([_partial_kept_sign(X, y, Ws[-1], vs[-1], vs[0]) for _, Ws, vs in runs])
     big, small = table[fx["a"]], table[0.001]
-    ev.le(f"max partial V+ neurons at 21000 that kept their sign (a = {fx['a']})", int(kept[fx["a"]].max()), 0,
-          rtol=0.0)
-    ev.true(f"partial count non-increasing 2000 -> 7000 -> 21000 (a = {fx['a']})",
-            bool(np.all(np.diff(big[:, [0, 2, 3]], axis=1) <= 0)))
-    ev.ge("min partial V+ neurons at 7000 (a = 0.001)", int(small[:, 2].min()), 1, rtol=0.0)
-    ev.true("more partial neurons for a = 0.001 than for the larger a at 2000-7000",
-            bool(small[:, :3].sum() > big[:, :3].sum()))
+    ev.forall(f"every run: no partial V+ neuron at 21000 among those that kept their sign (a = {fx['a']})",
+              kept[fx["a"]] == 0, relation="true")
+    ev.forall(f"every run: partial count non-increasing 2000 -> 7000 -> 21000 (a = {fx['a']})",
+              np.all(np.diff(big[:, [0, 2, 3]], axis=1) <= 0, axis=1), relation="true")
+    ev.forall("every run: some partial V+ neuron at 7000 (a = 0.001)", small[:, 2] >= 1, relation="true")
+    if fx.mutated(MU_EFFECT_REVERSED):
+        ev.true("fewer partial neurons for a = 0.001 than for the larger a at 2000-7000",
+                bool(small[:, :3].sum() < big[:, :3].sum()))
+    else:
+        ev.true("more partial neurons for a = 0.001 than for the larger a at 2000-7000",
+                bool(small[:, :3].sum() > big[:, :3].sum()))
     ev.record(partial_large_mu=big, partial_small_mu=small, checkpoints=CHECKPOINTS,
               leftover_at_21000_small_mu=small[:, 3], leftover_at_21000_large_mu=big[:, 3],
               leftover_kept_sign_large_mu=kept[fx["a"]])
@@ -116,13 +127,18 @@ def fig7_8(fx):
     return ev
 
 
+ALIGN_COMPLETES = "alignment completes with mu = 0 (no partial neuron left at 21000)"
+
+
 @claim("min2024.exp.fig9", kind="experiment", title="Fig. 9 (App. A.3): orthogonal data (mu = 0)",
        statement=r"On $x_1=[1,0]$, $x_2=[0,1]$: positive neurons end aligned with $x_1$, $x_2$ or $x_+$; only the "
        r"$S_+$ neurons grow, so partial neurons persist and do not fit.",
        fixtures=[random(two_point, label="min.two_point.orthogonal", a=0.0, seeds={"quick": 1, "standard": 1, "thorough": 2}),
-                 negative(two_point, label="min.two_point.mu_positive", a=0.1)],
+                 negative(two_point, label="min.two_point.mu_positive", a=0.1, profiles=STD),
+                 negative(two_point, label="min.two_point.orthogonal", mutation=ALIGN_COMPLETES, a=0.0)],
        judged_by="3 GD runs: partial count > 0 and unchanged from iteration 4000 to 21000 in every run; partial "
-       "neurons' share of ||W||_F^2 at 21000 below 1e-3")
+       "neurons' share of ||W||_F^2 at 21000 below 1e-3 (the harness's reading of 'do not grow': a threshold, "
+       "no room)")
 def fig9(fx):
     ev = Evidence()
     X, y, runs = _two_point_runs(float(fx["a"]), int(fx.rng.integers(2 ** 31)))
@@ -135,36 +151,37 @@ def fig9(fx):
         part = (v > 0) & act.any(1) & ~act.all(1)
         shares.append(float((W[part] ** 2).sum() / (W ** 2).sum()))
     parts = np.array(parts)
-    ev.ge("min partial V+ neurons at 4000-21000", int(parts.min()), 1, rtol=0.0)
-    ev.true("partial count constant from 4000 to 21000", bool((parts == parts[:, :1]).all()))
-    ev.le("max share of ||W||_F^2 held by partial neurons at 21000", max(shares), 1e-3, rtol=0.0)
+    if fx.mutated(ALIGN_COMPLETES):
+        ev.forall("every run: no partial V+ neuron left at 21000 (alignment completes as for mu > 0)",
+                  parts[:, -1] == 0, relation="true")
+        return ev
+    ev.forall("every run: some partial V+ neuron at 4000, 7000 and 21000", parts.min(1) >= 1, relation="true")
+    ev.forall("every run: partial count constant from 4000 to 21000", (parts == parts[:, :1]).all(1),
+              relation="true")
+    ev.le("max share of ||W||_F^2 held by partial neurons at 21000", max(shares), 1e-3, rtol=0.0, room=None)
     ev.record(partial_counts=parts, partial_norm_share=shares)
     return ev
 
 
-def _centred_a1(fx):
-    mu = mu_of(fx["X"], fx["y"])
-    raw_min = float((fx["raw"] @ fx["raw"].T).min())
-    return mu > 0, mu, f"mu after centring = {mu:.4g}; min raw Gram = {raw_min:.3g}"
-
-
-CENTRED_A1 = hypothesis("Assumption 1 on the centred stand-in data", _centred_a1)
-
-
-@claim("min2024.exp.fig5", kind="experiment", title="Fig. 5 (MNIST 0 vs 1) on a synthetic digit-like stand-in",
-       statement=r"Centred two-class digit data, GD from small init: neurons align with $x_\pm$ early (min cosine near "
-       r"1 before the loss drops), then $\|W\|_2^2$ grows and the loss decreases; the stable rank ends below 2 and "
-       r"close to 1 (because $\cos(x_+,x_-)=-1$ after centring).", hypotheses=[CENTRED_A1],
-       uses=["min2024.thm1.a", "min2024.thm1.e"],
-       fixtures=[random(digits, seeds={"quick": 1, "standard": 1, "thorough": 2}),
-                 adversarial(digits, label="min.digits.n80", n=80, noise=0.2, profiles=STD),
-                 negative(digits, label="min.digits.heavy_noise", noise=3.0)],
-       judged_by="one GD run (mean logistic loss, 30000 steps, h = 50, alpha = 1e-6): ordering alignment < fitting "
-       "onset < end; min_{V+-} cos(w_j, x+-) >= 0.9 at the onset; final stable rank < 2 and <= 1.1")
-def fig5(fx):
-    ev = Evidence()
+def _digit_statistics(fx, ev: Evidence) -> None:
+    """Record how far the digits are from Theorem 1's hypotheses (Assumption 1), on the images used and on the
+    whole centred pair, and say that the theorem is vacuous there."""
     X, y = fx["X"], fx["y"]
-    its, Ws, vs = _gd_record(X, y, fx["W_init"], fx["v_init"], LR, 30000, 250, reduction="mean")
+    mu, viol = assumption1_statistics(X, y)
+    xp, xm = X[y > 0].sum(0), X[y < 0].sum(0)
+    ev.record(pair=fx["pair"], n=len(y), mu_centred=mu, violating_pair_fraction=viol,
+              mu_whole_pair=fx["mu_whole_pair"], violating_whole_pair=fx["violating_whole_pair"],
+              n_whole_pair=fx["n_whole_pair"], raw_gram_min=float((fx["raw"] @ fx["raw"].T).min()),
+              cos_xplus_xminus=float(cos(xp, xm)[0]))
+    if mu <= 0:
+        ev.note(f"Assumption 1 fails on these digits (mu = {mu:.3g}, {100 * viol:.1f}% of the pairs with the wrong "
+                "sign): Theorem 1 is vacuous here, and the run is evidence beyond the theorem (as the paper's MNIST "
+                "runs are)")
+
+
+def _alignment_and_fit(X, y, Ws, vs):
+    """Per record: min over V+-(t) of cos(w_j, x+-) (V+-(t) by the current sign of v_j, as the paper), the mean
+    logistic loss, the stable rank and ||W||_2^2."""
     xp, xm = X[y > 0].sum(0), X[y < 0].sum(0)
     L = loss_value(y * forward(Ws, vs, X), "logistic")
     mincos = []
@@ -172,23 +189,59 @@ def fig5(fx):
         cp = cos(W[v > 0], xp) if (v > 0).any() else np.array([1.0])
         cm = cos(W[v < 0], xm) if (v < 0).any() else np.array([1.0])
         mincos.append(min(cp.min(), cm.min()))
-    mincos = np.array(mincos)
-    sv = [np.linalg.svd(W, compute_uv=False) for W in Ws]
-    sr = np.array([(s ** 2).sum() / s[0] ** 2 for s in sv])
-    top = np.array([s[0] ** 2 for s in sv])
-    k_fit = int(np.argmax(L < 0.9 * L[0])) if (L < 0.9 * L[0]).any() else len(L) - 1
+    sv = np.linalg.svd(Ws, compute_uv=False)
+    return np.array(mincos), np.asarray(L), (sv ** 2).sum(-1) / sv[:, 0] ** 2, sv[:, 0] ** 2
+
+
+FIT_FIRST = "the fitting starts before the alignment (the opposite order)"
+DIGIT_PAIRS = ("0 vs 1: Fig. 5; 3 vs 8 and 1 vs 7: Figs. 10-11 (App. A.4)")
+
+
+@claim("min2024.exp.fig5", kind="experiment", timeout_s=1200,
+       title="Figs. 5, 10, 11: two digits, alignment then fitting (real digits)",
+       statement=r"Centred two-class digit data, GD from small init: neurons align with $x_\pm$ early (min cosine near "
+       r"1 before the loss drops), then $\|W\|_2^2$ grows and the loss decreases; the stable rank decreases below 2 "
+       r"and is almost 1 (because $\cos(x_+,x_-)\simeq-1$).", uses=["min2024.thm1.a", "min2024.thm1.e"],
+       fixtures=[random(real_digits, label="min.real_digits.0v1", n=120, seeds={"quick": 1, "standard": 1, "thorough": 2}),
+                 random(real_digits, label="min.real_digits.0v1_all", profiles=STD, seeds={"standard": 1, "thorough": 1}),
+                 adversarial(real_digits, label="min.real_digits.3v8", pair=(3, 8), n=120, steps=45000),
+                 adversarial(real_digits, label="min.real_digits.1v7", pair=(1, 7), n=120, steps=35000),
+                 negative(real_digits, label="min.real_digits.large_init", n=120, init_std=0.1, steps=5000,
+                          profiles=STD),
+                 negative(real_digits, label="min.real_digits.0v1", mutation=FIT_FIRST, n=120)],
+       judged_by="one GD run (mean logistic loss, h = 50, alpha = 1e-6, step 2e-3) on real 8x8 digits (" + DIGIT_PAIRS
+       + "; 120 images in quick, the whole 0/1 pair in standard): the alignment (min cos >= 0.9) comes before the "
+       "fitting onset (10% loss drop), the loss drops, the final stable rank is < 2 (printed) and <= 1.1 (the "
+       "harness's reading of 'almost 1': a threshold, no room). Assumption 1 fails on every pair (mu and the "
+       "fraction of violating pairs are recorded): Theorem 1 is vacuous, the experiment is evidence beyond it; "
+       "the large-init control (alpha = 0.1) breaks the small-init setting")
+def fig5(fx):
+    ev = Evidence()
+    X, y = fx["X"], fx["y"]
+    _digit_statistics(fx, ev)
+    its, Ws, vs = _gd_record(X, y, fx["W_init"], fx["v_init"], LR, fx["steps"], 250, reduction="mean")
+    mincos, L, sr, top = _alignment_and_fit(X, y, Ws, vs)
+    dropped = L < 0.9 * L[0]
+    k_fit = int(np.argmax(dropped)) if dropped.any() else len(L) - 1
     k_align = int(np.argmax(mincos >= 0.9)) if (mincos >= 0.9).any() else len(L) - 1
-    ev.true("alignment (min cos >= 0.9) before the fitting onset (10% loss drop)", k_align < k_fit,
-            detail=f"align at it {its[k_align]}, fit onset at it {its[k_fit]}")
-    ev.true("the loss drops by 10% before the end", bool((L < 0.9 * L[0]).any()))
-    ev.le("final stable rank", float(sr[-1]), 1.1, rtol=0.0)
-    ev.record(mu_centred=mu_of(X, y), cos_xplus_xminus=float(cos(xp, xm)[0]), raw_gram_min=float(
-        (fx["raw"] @ fx["raw"].T).min()), it_align=int(its[k_align]), it_fit=int(its[k_fit]),
-        final_loss=float(L[-1]), final_stable_rank=float(sr[-1]))
+    if fx.mutated(FIT_FIRST):
+        ev.true("fitting onset (10% loss drop) before the alignment (min cos >= 0.9)", k_fit < k_align,
+                detail=f"align at it {its[k_align]}, fit onset at it {its[k_fit]}")
+    else:
+        ev.true("alignment (min cos >= 0.9) before the fitting onset (10% loss drop)", k_align < k_fit,
+                detail=f"align at it {its[k_align]}, fit onset at it {its[k_fit]}")
+    ev.true("the loss drops by 10% before the end", bool(dropped.any()))
+    ev.le("final stable rank < 2 (printed)", float(sr[-1]), 2.0, rtol=0.0)
+    ev.le("final stable rank <= 1.1 ('almost 1')", float(sr[-1]), 1.1, rtol=0.0, room=None)
+    ev.record(it_align=int(its[k_align]), it_fit=int(its[k_fit]), mincos_at_fit=float(mincos[k_fit]),
+              final_loss=float(L[-1]), final_stable_rank=float(sr[-1]))
     ev.add_series("alignment: min_j cos(w_j, x_sign)", its, {"min cos": mincos}, xlabel="iteration")
     ev.add_series("loss, stable rank, ||W||_2^2", its, {"loss": L, "stable rank": sr, "||W||_2^2": top},
                   xlabel="iteration", logy=True)
     return ev
+
+
+NO_ALIGNMENT_PHASE = "aligned already at initialisation (no alignment phase)"
 
 
 @claim("min2024.exp.fig6", kind="experiment", title="Fig. 6 (App. A.1): 2-D toy example",
@@ -196,7 +249,8 @@ def fig5(fx):
        r"$S_\pm$; then norms grow and the loss goes to 0.", hypotheses=[A1],
        uses=["min2024.thm1.a"],
        fixtures=[random(toy2d, seeds={"quick": 1, "standard": 1, "thorough": 2}),
-                 negative(toy2d, label="min.toy2d.flipped_label", flip=True)],
+                 negative(toy2d, label="min.toy2d.flipped_label", flip=True),
+                 negative(toy2d, mutation=NO_ALIGNMENT_PHASE)],
        judged_by="one GD run on 3+3 points within 40 degrees of +-e_1 (exact mu = cos 80 deg): membership of the "
        "non-dead neurons that kept the sign of v_j(0) (unbalanced init: sign flips fall outside the balanced theory; "
        "counted apart) at the alignment end (= fitting onset, first 10% loss drop), activation band |cos| <= 1e-3; "
@@ -206,7 +260,7 @@ def fig6(fx):
     X, y = fx["X"], fx["y"]
     its, Ws, vs = _gd_record(X, y, fx["W_init"], fx["v_init"], LR, 12000, 500)
     L = loss_value(y * forward(Ws, vs, X), "logistic", reduction="sum")
-    k = int(np.argmax(np.array(L) < 0.9 * L[0]))
+    k = 0 if fx.mutated(NO_ALIGNMENT_PHASE) else int(np.argmax(np.array(L) < 0.9 * L[0]))
     W, v = Ws[k], vs[k]
     # cosine band: a GD step moves a direction by ~ step * ||x||^2 = O(1e-3), so |cos(w_j, x_i)| <= 1e-3 is
     # "on a hyperplane" (reported, not failed), as the tolerance band of the flow checks
@@ -219,11 +273,11 @@ def fig6(fx):
     dead = ~act.any(1)
     good = np.where(v > 0, plus, minus) | dead
     kept = (np.sign(v) == np.sign(vs[0])) & ~band.any(1)
-    ev.true("every non-dead neuron that kept the sign of v_j(0) in S_sign(v_j) at the fitting onset",
-            bool(good[kept].all()), detail=f"{int((~good[kept]).sum())} neurons outside at iteration {int(its[k])}")
+    ev.forall("every non-dead neuron that kept the sign of v_j(0) in S_sign(v_j) at the fitting onset",
+              good[kept], relation="true", detail=f"{int((~good[kept]).sum())} neurons outside at iteration {int(its[k])}")
     ev.record(on_hyperplane_band=int(band.any(1).sum()), outside_in_band=int((~good & band.any(1)).sum()))
     ev.record(outside_sign_flipped=int((~good & (np.sign(v) != np.sign(vs[0]))).sum()))
-    ev.le("final loss / initial loss", float(L[-1] / L[0]), 1e-2, rtol=0.0)
+    ev.le("final loss / initial loss (the loss 'goes to 0')", float(L[-1] / L[0]), 1e-2, rtol=0.0, room=None)
     ev.record(mu=mu_of(X, y), in_splus=int(plus.sum()), in_sminus=int(minus.sum()), dead=int(dead.sum()))
     ev.add_series("loss (toy)", its, {"loss": np.array(L)}, xlabel="iteration", logy=True)
     return ev
@@ -239,19 +293,27 @@ def _phase_metrics(X, y, W, v):
     return float(2 * np.einsum("jd,jd->j", dW, W).sum()), float((np.linalg.norm(perp, axis=1) / nrm[:, 0]).sum())
 
 
-@claim("min2024.exp.fig12_13", kind="experiment",
-       title="Figs. 12-13 (App. A.5): two-phase training vs first-layer-only training (digit stand-in)",
+ONE_LAYER_TWO_PHASE = "first-layer-only training is two-phase too (norm change negligible early)"
+
+
+@claim("min2024.exp.fig12_13", kind="experiment", timeout_s=1200,
+       title="Figs. 12-13 (App. A.5): two-phase training vs first-layer-only training (real digits)",
        statement=r"Training both layers from small init, early on only the directions change (norm changes "
        r"negligible) and later the norms grow; training only $W$ (fixed $v_j=\pm1$) shows no such two phases.",
-       fixtures=[random(digits, seeds={"quick": 1, "standard": 1, "thorough": 2}),
-                 negative(digits, label="min.digits.large_init", init_std=0.1)],
-       judged_by="full-batch GD (the paper uses SGD, batch 2000) on the mean logistic loss: both layers: norm/direction "
-       "metric ratio <= 1e-3 at every checkpoint before alignment (min cos >= 0.9) and >= 1e3 times larger at the end; "
-       "first layer only: ratio >= 1e-2 at every checkpoint")
+       fixtures=[random(real_digits, label="min.real_digits.0v1", n=120, seeds={"quick": 1, "standard": 1, "thorough": 2}),
+                 adversarial(real_digits, label="min.real_digits.3v8", pair=(3, 8), n=120, steps=45000),
+                 negative(real_digits, label="min.real_digits.large_init", n=120, init_std=0.1, profiles=STD),
+                 negative(real_digits, label="min.real_digits.0v1", mutation=ONE_LAYER_TWO_PHASE, n=120)],
+       judged_by="full-batch GD (the paper uses SGD, batch 2000) on the mean logistic loss, real 8x8 digits 0 vs 1 "
+       "(120 images; 3 vs 8 adversarial): both layers: norm/direction metric ratio <= 1e-3 at every checkpoint "
+       "before alignment (min cos >= 0.9) and >= 1e3 times larger at the end; first layer only: ratio >= 1e-2 at "
+       "every checkpoint (thresholds are the harness's reading of 'negligible' and 'orders of magnitude': no "
+       "room). Assumption 1 fails on the digits (recorded): evidence beyond Theorem 1")
 def fig12_13(fx):
     ev = Evidence()
     X, y = fx["X"], fx["y"]
-    its, Ws, vs = _gd_record(X, y, fx["W_init"], fx["v_init"], LR, 25000, 250, reduction="mean")
+    _digit_statistics(fx, ev)
+    its, Ws, vs = _gd_record(X, y, fx["W_init"], fx["v_init"], LR, fx["steps"], 250, reduction="mean")
     xp, xm = X[y > 0].sum(0), X[y < 0].sum(0)
     ratio, mincos = [], []
     for W, v in zip(Ws[1:], vs[1:]):
@@ -263,16 +325,21 @@ def fig12_13(fx):
     k_al = int(np.argmax(mincos >= 0.9)) if aligned else len(ratio) - 1
     early = float(ratio[: k_al + 1].max())
     if not aligned and early <= 1e-3:
-        return ev.inconclusive(f"no alignment (min cos >= 0.9) within 25000 steps (max {mincos.max():.3f})")
-    ev.le("both layers: max norm/direction ratio before alignment", early, 1e-3, rtol=0.0)
-    ev.ge("both layers: final ratio / ratio at alignment", float(ratio[-1] / ratio[k_al]), 1e3, rtol=0.0)
+        return ev.inconclusive(f"no alignment (min cos >= 0.9) within {fx['steps']} steps (max {mincos.max():.3f})")
+    ev.le("both layers: max norm/direction ratio before alignment", early, 1e-3, rtol=0.0, room=None)
+    ev.ge("both layers: final ratio / ratio at alignment", float(ratio[-1] / ratio[k_al]), 1e3, rtol=0.0, room=None)
     rng = np.random.default_rng(fx.seed)
     v_fixed = rng.choice([-1.0, 1.0], size=len(fx["v_init"]))
     its1, Ws1 = _first_layer_gd(X, y, fx["W_init"], v_fixed, LR, 3000, 250)
     r1 = np.array([abs(a) / b for a, b in (_phase_metrics(X, y, W, v_fixed) for W in Ws1[1:])])
-    ev.ge("first layer only: min norm/direction ratio from the first checkpoint", float(r1.min()), 1e-2, rtol=0.0)
+    if fx.mutated(ONE_LAYER_TWO_PHASE):
+        ev.le("first layer only: max norm/direction ratio over the first checkpoints", float(r1.max()), 1e-3,
+              rtol=0.0, room=None)
+    else:
+        ev.ge("first layer only: min norm/direction ratio from the first checkpoint", float(r1.min()), 1e-2,
+              rtol=0.0, room=None)
     ev.record(it_align=int(its[1:][k_al]), ratio_at_align=float(ratio[k_al]), ratio_end=float(ratio[-1]),
-              first_layer_only_min_ratio=float(r1.min()))
+              max_ratio_before_alignment=early, first_layer_only_min_ratio=float(r1.min()))
     ev.add_series("norm change / direction change", its[1:], {"both layers": ratio}, xlabel="iteration", logy=True)
     ev.add_series("norm change / direction change (first layer only)", its1[1:], {"W only": r1}, xlabel="iteration",
                   logy=True)

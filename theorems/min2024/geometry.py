@@ -66,13 +66,17 @@ def asm1(fx):
     return ev
 
 
+A2_WRONG_SIDE = "V+ neurons measured against x_+ (the classes swapped)"
+
+
 @claim("min2024.asm2", kind="assumption", title="Assumption 2 (non-degenerate initialisation)",
        statement=r"$\max_{j\in V_+}\langle \frac{w_j(0)}{\|w_j(0)\|},\frac{x_-}{\|x_-\|}\rangle<1$ and "
        r"$\max_{j\in V_-}\langle \frac{w_j(0)}{\|w_j(0)\|},\frac{x_+}{\|x_+\|}\rangle<1$.",
        hypotheses=[A2],
        fixtures=[random(wellsep, **BASE),
                  adversarial(wellsep, label="min.wellsep.near_a2", **{**BASE, "crafted": "near_a2", "delta": 1e-10}),
-                 negative(a2_violator, label="min.a2_violator")],
+                 negative(a2_violator, label="min.a2_violator"),
+                 negative(wellsep, mutation=A2_WRONG_SIDE, **BASE)],
        judged_by="zeta2* = 1 - c^2 against a per-neuron loop; near-boundary init gives zeta2* ~ 2 delta")
 def asm2(fx):
     ev = Evidence()
@@ -80,7 +84,7 @@ def asm2(fx):
     xp, xm = class_sums(X, y)
     c = 0.0
     for j in range(len(s)):
-        ref = xm if s[j] > 0 else xp
+        ref = (xp if s[j] > 0 else xm) if fx.mutated(A2_WRONG_SIDE) else (xm if s[j] > 0 else xp)
         c = max(c, float(W0[j] @ ref / (np.linalg.norm(W0[j]) * np.linalg.norm(ref))))
     z2 = zeta2_star(X, y, W0, s)
     ev.close("zeta2* vs loop", z2, 1 - c * c, rtol=1e-12, atol=1e-15)
@@ -96,8 +100,8 @@ not_checkable("min2024.def1", kind="definition", title="Definition 1 (regular so
               r"$t\ge t_0$.",
               reason="definition: a solution-selection rule. The simulators use sigma'(0) = 0, so a neuron with no "
               "active data has zero velocity (regular by construction); 'once dead, stays dead' is checked on every "
-              "trajectory by min2024.lem12.i.amended.",
-              uses=["min2024.lem12.i.amended"])
+              "trajectory by min2024.lem12.amended.",
+              uses=["min2024.lem12.amended"])
 not_checkable("min2024.def.sets", kind="definition", title="S+, S-, S_dead, K, x_a, n_a, P_w, caps (Sec. 2-3, App. C)",
               statement=r"$S_+=\{z:1[\langle x_i,z\rangle>0]=1[y_i>0]\,\forall i\}$, $S_-$ symmetric, "
               r"$S_{dead}=\{z:\langle x_i,z\rangle\le0\,\forall i\}$, $K=\mathrm{cone}\{y_ix_i\}$, "
@@ -131,24 +135,30 @@ def _cone_points(rng, U, k, sparse=True):
     return a @ U
 
 
+CONE_SWAPPED = "positives in S-, negatives in S+ (the cones swapped)"
+
+
 @claim("min2024.claim.cone", kind="claim", title="S+/S- are nonempty convex cones containing the data (Sec. 2.2)",
        statement=r"Under Assumption 1, $x_i\in S_+$ for $i\in I_+$, $x_i\in S_-$ for $i\in I_-$; $S_{dead}$ is a "
        r"convex cone (possibly empty).", hypotheses=[A1], uses=["min2024.lem6", "min2024.lem7"],
        fixtures=[random(states, **BASE), adversarial(states, label="min.states.mu_small", **{**BASE, "mu": 0.02}),
-                 NEG_STATES],
-       judged_by="exact membership of every data point; convexity of S_dead on sampled pairs")
+                 adversarial(states, label="min.states.tilt", **{**BASE, "tilt": True}),
+                 NEG_STATES, negative(states, mutation=CONE_SWAPPED, **BASE)],
+       judged_by="exact membership of every data point; convexity of S_dead on sampled pairs (a secondary "
+       "quantifier: S_dead may be empty; the tilted data have an S_dead with interior)")
 def cone(fx):
     ev = Evidence()
     X, y = fx["X"], fx["y"]
     m = membership(X, y, X, 0.0)
-    ev.true("positives in S+, negatives in S-", bool(np.all(m == np.where(y > 0, PLUS, MINUS))),
-            detail=f"memberships {m.tolist()}")
+    want = np.where(y > 0, MINUS, PLUS) if fx.mutated(CONE_SWAPPED) else np.where(y > 0, PLUS, MINUS)
+    ev.forall("every data point: positives in S+, negatives in S-", m == want, relation="true",
+              detail=f"memberships {m.tolist()}")
     Z = fx.rng.normal(size=(4000, X.shape[1]))
     dead = Z[(Z @ X.T <= 0).all(1)]
-    if len(dead) >= 2:
-        a = fx.rng.uniform(size=(len(dead) - 1, 1))
-        mix = a * dead[:-1] + (1 - a) * dead[1:]
-        ev.true("convex combinations of S_dead points stay in S_dead", bool((mix @ X.T <= 1e-12).all()))
+    a = fx.rng.uniform(size=(max(len(dead) - 1, 0), 1))
+    mix = a * dead[:-1] + (1 - a) * dead[1:]
+    ev.forall("convex combinations of sampled S_dead points stay in S_dead", (mix @ X.T <= 1e-12).all(1),
+              relation="true", required=False)
     ev.record(dead_samples=len(dead))
     return ev
 
@@ -195,8 +205,8 @@ def lem6(fx):
             A, B = Z[: len(Z) // 2], Z[len(Z) // 2: 2 * (len(Z) // 2)]
             a, b = rng.exponential(size=(len(A), 1)), rng.exponential(size=(len(A), 1))
             inside = _in_splus(X, y, a * A + b * B, sign)
-        ev.true(f"positive combinations stay in S{'+' if sign > 0 else '-'}", bool(inside.all()),
-                detail=f"{int((~inside).sum())} of {len(inside)} combinations outside")
+        ev.forall(f"positive combinations of sampled points stay in S{'+' if sign > 0 else '-'}", inside,
+                  relation="true", detail=f"{int((~inside).sum())} of {len(inside)} combinations outside")
     return ev
 
 
