@@ -4,8 +4,6 @@ separable ReLU case (H.2, H.3)."""
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 from scipy.optimize import linprog
 
@@ -17,15 +15,16 @@ from fixtures.lyu2021 import (
     os_cones,
     sym_fig1left,
 )
-from verify import Evidence, claim, family, hypothesis, judge_trend, negative, random
+from verify import Evidence, claim, judge_trend, negative, random
 from verify import adversarial as adv
 from verify.numerics.margin import svm_class, two_layer_kkt_residual
 from verify.numerics.nets import activation, normalized_margin
 
 from . import catalogue as cat
-from .common import G_grad, mu_pm, probes, svm_plus, unit_function_distance
-from .dynamics import gd_until_margin, inconclusive_on_stall, ngd_horizons
-from .hyps import asmA2, holds, orth_sep, separable
+from .appendix_g import principal
+from .common import mu_pm, probes, svm_plus, unit_function_distance
+from .dynamics import gd_until_margin, ngd_horizons
+from .hyps import holds, orth_sep, separable
 from .sec6 import asmA5, best_negative_margin, support_plus, theta_b
 
 # ---------------------------------------------------------------------------------------------
@@ -41,19 +40,6 @@ def asm_a1_slack(X, y, alpha, w):
     if g <= 0 or mu @ w <= 0:
         return -np.inf
     return g / max(px.max(), 1e-300) - px.mean() / (alpha * (mu @ w))
-
-
-@family("lyu.principal")
-def principal(rng, d=3, n=10, spread=0.05, alpha=0.5, flip_frac=0.5):
-    """Data with a dominant direction u: x_i = y_i (t_i u + spread * noise), t_i in [0.5, 1] (Asm A.1 likely)."""
-    u = rng.normal(size=d)
-    u /= np.linalg.norm(u)
-    y = np.where(rng.uniform(size=n) < flip_frac, 1.0, -1.0)
-    y[0], y[-1] = 1.0, -1.0
-    V = rng.uniform(0.5, 1.0, size=(n, 1)) * u + spread * rng.normal(size=(n, d))
-    X = y[:, None] * V
-    X /= np.max(np.linalg.norm(X, axis=1))
-    return {"X": X, "y": y, "alpha": alpha, "u": u}
 
 
 def _a1_candidates(fx):
@@ -124,99 +110,6 @@ def lemG_2(fx):
              rtol=1e-12)
     ev.true("A.2 <=> K subset int(C)", bool((asm_a2_slack(X, y, al) > 0) == bool(np.all(closed > 0))))
     return ev
-
-
-# ---------------------------------------------------------------------------------------------
-# G.3: a positive neuron on the G-flow, dw/dt = ||w|| grad G(w)
-
-
-def delta_K(X, y, alpha):
-    """delta = min_{w in K cap S} min_i <y_i x_i, w>, by enumerating the 2^n box vertices (n <= 16)."""
-    n = len(y)
-    Z = y[:, None] * X
-    best = np.inf
-    for bits in itertools.product([alpha, 1.0], repeat=n):
-        v = np.asarray(bits) @ Z
-        best = min(best, float(np.min(Z @ v) / np.linalg.norm(v)))
-    return best
-
-
-def g_flow_entry_time(w0, X, y, alpha, delta, T=400.0, dt=0.01):
-    """First time the positive-neuron G-flow enters C_{delta/2} (explicit Euler on the direction, which
-    is all the cone condition depends on; dt = 0.01). Returns inf if not by T."""
-    w = w0 / np.linalg.norm(w0)
-    Z = y[:, None] * X
-    for k in range(int(T / dt)):
-        if np.min(Z @ w) >= delta / 2:
-            return k * dt, w
-        g = G_grad(w, X, y, alpha, at_kink=(1 + alpha) / 2)
-        w = w + dt * (g - (g @ w) * w)       # direction of dw/dt = ||w|| grad G(w)
-        w /= np.linalg.norm(w)
-    return np.inf, w
-
-
-@family("lyu.g3")
-def g3_start(rng, start="random", gap=0.7, n0=4, alpha=0.5):
-    """Hinted data (A.2 holds) plus a start w(0): random, -mu-/||mu-|| (the printed hypothesis admits it), or
-    +mu-/||mu-|| (excluded by both versions)."""
-    fx = hinted.build(rng, gap=gap, n0=n0, alpha=alpha)
-    mm = fx["mu_minus"] / np.linalg.norm(fx["mu_minus"])
-    w0 = {"random": rng.normal(size=fx["X"].shape[1]), "minus_mu_minus": -mm, "plus_mu_minus": mm}[start]
-    fx["w0"] = w0 / np.linalg.norm(w0)
-    return fx
-
-
-def _off_ray(sign):
-    def pred(fx):
-        v = sign * fx["mu_minus"] / np.linalg.norm(fx["mu_minus"])
-        c = float(fx["w0"] @ v)
-        return c < 1 - 1e-12, 1 - c, f"cos(w0, {'+' if sign > 0 else '-'}mu-) = {c:.6f}"
-    return pred
-
-
-printed_g3 = hypothesis("w(0) not in {lam mu- : lam >= 0} (printed)", _off_ray(1.0))
-amended_g3 = hypothesis("w(0) not in {-lam mu- : lam >= 0} (amended)", _off_ray(-1.0))
-
-
-def _g3(fx):
-    ev = Evidence()
-    X, y, al = fx["X"], fx["y"], fx["alpha"]
-    delta = delta_K(X, y, al)
-    t, w = g_flow_entry_time(fx["w0"], X, y, al, delta)
-    ev.le("entry time into C_{delta/2}", t, 400.0, rtol=0.0, detail=f"delta = {delta:.4g}")
-    ev.record(delta=delta, entry_time=t, final_min_margin=float(np.min(y * (X @ w))))
-    return ev
-
-
-_g3_fixtures = [random(g3_start), random(g3_start, alpha=0.3)]
-
-
-@claim("lyu2021.lemG.3", **cat.item("lemG.3"), hypotheses=[asmA2, printed_g3],
-       fixtures=_g3_fixtures + [random(g3_start, start="minus_mu_minus", label="w(0) = -mu-/||mu-||"),
-                                adv(g3_start, start="plus_mu_minus", expect={"vacuous"}),
-                                negative(g3_start, start="random", mutation="entry by time 0")],
-       expected="refuted", expected_reason="E12: w(0) = -mu-/||mu-|| meets the printed hypothesis but dw/dt = ||w|| mu-/2 "
-                                           "keeps it on the ray -mu- forever (the excluded ray should be {-lam mu-})",
-       judged_by="explicit Euler (dt = 0.01) on the direction of dw/dt = ||w|| grad G(w) up to T = 400; delta by vertex "
-                 "enumeration of K")
-def lemG_3(fx):
-    if fx.mutated():
-        ev = _g3(fx)
-        ev.le("entry time (mutated: must be 0)", ev.quantities["entry_time"], 0.0, atol=0.0)
-        return ev
-    return _g3(fx)
-
-
-@claim("lyu2021.lemG.3.amended", kind="lemma", amends="lyu2021.lemG.3", title="Lemma G.3 (amended: excluded ray -mu-)",
-       statement=r"Under A.2, if $w(0) \notin \{-\lambda\mu_- : \lambda \ge 0\}$ and $\frac{dw}{dt} \in \|w\|\partial^\circ G(w)$, "
-                 r"then $w(T_0) \in C_{\delta/2}$ for some $T_0 > 0$.",
-       hypotheses=[asmA2, amended_g3], uses=["lyu2021.lemG.2"],
-       fixtures=_g3_fixtures + [adv(g3_start, start="plus_mu_minus"), negative(g3_start, start="minus_mu_minus"),
-                                negative(g3_start, mutation="entry by time 0")],
-       judged_by="explicit Euler (dt = 0.01) on the direction of dw/dt = ||w|| grad G(w) up to T = 400; delta by vertex "
-                 "enumeration of K")
-def lemG_3_amended(fx):
-    return lemG_3(fx)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -399,104 +292,3 @@ def thmG_11(fx):
     return ev
 
 
-# ---------------------------------------------------------------------------------------------
-# G.7 (non-symmetric Phase I, linearised flow on the positive cone): printed rate ||mu+|| vs ||mu+||/2 (E1')
-
-
-def _cone_linear_flow(W0, a0, v, t):
-    """Per neuron d(w, a)/dt = (a v, <w, v>): the linearised flow when G(w) = <w, v> on the neurons' cone."""
-    d = len(v)
-    M = np.zeros((d + 1, d + 1))
-    M[:d, d] = v
-    M[d, :d] = v
-    from scipy.linalg import expm
-    Z = np.concatenate([W0, a0[:, None]], axis=1) @ expm(t * M).T
-    return Z[:, :d], Z[:, d]
-
-
-def _g7(fx, literal):
-    from .common import norm_M
-    from .dynamics import flow_ode
-
-    ev = Evidence()
-    X, y, al, m = fx["X"], fx["y"], fx["alpha"], fx["m"]
-    mp, _ = mu_pm(X, y, al)
-    v = mp if literal else mp / 2
-    lam = float(np.linalg.norm(v))
-    mubar = mp / np.linalg.norm(mp)
-    rng = fx.rng
-    noise = rng.normal(size=(m, X.shape[1]))
-    for scale in (0.05, 0.005, 0.0005, 0.0):          # mubar+ itself lies in int(C) under A.2 (mu+ in K)
-        W = mubar[None, :] + scale * noise
-        if np.min((y[:, None] * X) @ W.T) > 0:
-            break
-    else:
-        return ev.inconclusive("start not inside the cone C")
-    worst = -np.inf
-    for r in (1e-3, 1e-4):
-        W0 = r * W
-        a0 = np.linalg.norm(W0, axis=1)
-        nM = float(norm_M(W0, a0))
-        tmax = np.log(np.sqrt(lam) / (np.sqrt(4 * m) * nM)) / lam
-        ts = np.linspace(tmax / 30, tmax, 30)
-        Ws, As = flow_ode(W0, a0, X, y, al, ts, rtol=1e-11, atol=1e-18)
-        for k, t in enumerate(ts):
-            Wl, al_ = _cone_linear_flow(W0, a0, v, t)
-            bound = 4 * m * nM ** 3 / lam * np.exp(3 * lam * t)
-            worst = max(worst, float(norm_M(Ws[k] - Wl, As[k] - al_)) / bound)
-    ev.le("max over r, t of ||theta(t) - phi~(theta(T0), t)||_M / bound", worst, 1.0, rtol=1e-9)
-    ev.record(rate=lam, mu_plus_norm=float(np.linalg.norm(mp)))
-    return ev
-
-
-_g7_fixtures = [random(hinted, gap=0.7, n0=4), random(hinted, gap=0.7, n0=4, m=3, alpha=0.3), adv(hinted)]
-
-
-@claim("lyu2021.lemG.7", **cat.item("lemG.7"), hypotheses=[asmA2],
-       fixtures=_g7_fixtures + [negative(hinted_small_h, gap=0.7, n0=4)],
-       expected="refuted",
-       expected_reason="E1'/E13: on int(C), grad G = mu+/2, so the printed linear flow (Clarke G = {mu+}, rate lambda0+ = "
-                       "||mu+||) is not the linearisation of the flow; the first-order mismatch exceeds the cubic bound",
-       judged_by="balanced positive neurons inside C at scales r in {1e-3, 1e-4}; accurate flow (DOP853) vs the linear flow "
-                 "with v = mu+ and lambda0+ = ||mu+|| (printed) on 30 times in the window")
-@inconclusive_on_stall
-def lemG_7(fx):
-    return _g7(fx, literal=True)
-
-
-@claim("lyu2021.lemG.7.amended", kind="lemma", amends="lyu2021.lemG.7", title="Lemma G.7 (amended: rate ||mu+||/2)",
-       statement=r"For balanced $\theta(T_0)$ with $a_kw_k \in C_{\delta/3}$: $\|\theta(t) - \tilde\phi(\theta(T_0), t - T_0)\|_M \le "
-                 r"\frac{4m\|\theta(T_0)\|_M^3}{\lambda_0^+}e^{3\lambda_0^+(t-T_0)}$ with $\lambda_0^+ = \|\mu_+\|/2$ and the linear "
-                 r"flow $\dot{\tilde w} = \tilde a\mu_+/2$, $\dot{\tilde a} = \langle\tilde w, \mu_+\rangle/2$.",
-       hypotheses=[asmA2], uses=["lyu2021.lemB.14", "lyu2021.lemD.2"],
-       fixtures=_g7_fixtures + [negative(hinted_small_h, gap=0.7, n0=4),
-                                negative(hinted, gap=0.7, n0=4, mutation="paper-literal rate ||mu+||")],
-       judged_by="as lyu2021.lemG.7 with v = mu+/2 and lambda0+ = ||mu+||/2")
-@inconclusive_on_stall
-def lemG_7_amended(fx):
-    return _g7(fx, literal=fx.mutated())
-
-
-@claim("lyu2021.lemG.6", **cat.item("lemG.6"), hypotheses=[asmA2],
-       fixtures=[random(hinted, gap=0.7, n0=4), random(hinted, gap=0.7, n0=4, m=4, alpha=0.3), adv(hinted),
-                 negative(hinted, gap=0.7, n0=4, mutation="rate ||mu+||/4")],
-       judged_by="the cone linear flow d(w, a)/dt = (a mu+/2, <w, mu+>/2) (the linearisation on int(C), E1') from random "
-                 "theta~(T0): ||theta~(t)||_M <= e^{lambda (t - T0)} ||theta~(T0)||_M on 50 times with the tight rate "
-                 "lambda = ||mu+||/2; the printed rate ||mu+|| is larger, so the printed bound holds a fortiori (recorded)")
-def lemG_6(fx):
-    from .common import norm_M
-
-    ev = Evidence()
-    X, y, al, m = fx["X"], fx["y"], fx["alpha"], fx["m"]
-    mp, _ = mu_pm(X, y, al)
-    v = mp / 2
-    lam = float(np.linalg.norm(v)) / (2 if fx.mutated() else 1)
-    W0, a0 = fx.rng.normal(size=(m, X.shape[1])), fx.rng.normal(size=m)
-    n0 = float(norm_M(W0, a0))
-    worst = -np.inf
-    for t in np.linspace(0, 20 / lam, 50):
-        Wt, at = _cone_linear_flow(W0, a0, v, t)
-        worst = max(worst, float(norm_M(Wt, at)) / (np.exp(lam * t) * n0))
-    ev.le("max_t ||theta~(t)||_M / (e^{lambda t} ||theta~(T0)||_M)", worst, 1.0, rtol=1e-12)
-    ev.record(tight_rate=lam, printed_rate=float(np.linalg.norm(mp)))
-    return ev
