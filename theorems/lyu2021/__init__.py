@@ -17,6 +17,7 @@ from . import (  # noqa: F401
     catalogue,
     examples,
     experiments,
+    late_phase,
     phase2,
     sec4,
     sec5,
