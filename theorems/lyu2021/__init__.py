@@ -9,6 +9,19 @@ Thms 5.5, 5.6), ``sec6`` (Thm 6.2, App. A), ``appendix_b``, ``appendix_def`` (Ap
 as not checkable by :func:`catalogue.register_remaining`, after the claim modules are imported.
 """
 
-from . import appendix_b, appendix_def, appendix_gh, catalogue, examples, experiments, sec4, sec5, sec6  # noqa: F401
+from . import (  # noqa: F401
+    appendix_b,
+    appendix_def,
+    appendix_g,
+    appendix_gh,
+    catalogue,
+    examples,
+    experiments,
+    late_phase,
+    phase2,
+    sec4,
+    sec5,
+    sec6,
+)
 
 catalogue.register_remaining()

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import expm
 
-from fixtures.lyu2021 import gen_gauss, sym_broken, sym_collinear, sym_gauss
-from verify import Evidence, claim, judge_binomial, judge_trend, negative, random
+from fixtures.lyu2021 import gen_gauss, sym_broken, sym_collinear, sym_gauss, sym_n2, sym_tinygap
+from verify import Evidence, claim, erratum, judge_binomial, judge_slope, judge_trend, negative, random
 from verify import adversarial as adv
 from verify.numerics.margin import two_layer_kkt_residual
 from verify.numerics.nets import (
@@ -20,7 +20,18 @@ from verify.numerics.nets import (
 
 from . import catalogue as cat
 from .appendix_b import on_kink, random_theta
-from .common import bbar, d_init, embed, good_embedding, lambda0, linear_net, mu_tilde, norm_M, svm
+from .common import (
+    bbar,
+    d_init,
+    embed,
+    good_embedding,
+    lambda0,
+    lambda0_erratum,
+    linear_net,
+    mu_tilde,
+    norm_M,
+    svm,
+)
 from .dynamics import flow_ode, gd_until_margin, inconclusive_on_stall, judge_floored_trend, ngd_horizons
 from .hyps import holds, separable, symmetric, unit_data
 
@@ -39,39 +50,63 @@ def linear_flow(W0, a0, mt, t):
     return Z[:, :d], Z[:, d]
 
 
-@claim("lyu2021.lemD.1", **cat.item("lemD.1"), hypotheses=[symmetric],
-       fixtures=[random(sym_gauss, m=4), random(sym_gauss, m=8, d=5), adv(sym_collinear, m=3), negative(sym_broken, m=4),
-                 negative(sym_gauss, m=4, mutation="paper-literal mu~ = ((1+alpha)/2) mu as the flow of L~")],
-       judged_by="the linear flow (expm) is the gradient flow of L~ (finite differences, 1e-7); ||theta~(t)||_M <= "
-                 "e^{lambda0 t}||theta~0||_M on 50 times in [0, 50/lambda0] with the corrected lambda0 (relative 1e-12), "
-                 "with equality for a neuron on the top eigenvector")
+RATE_HALF = "rate lambda0/2"
+
+
+@claim("lyu2021.lemD.1", **{**cat.item("lemD.1"), "statement": cat.statement("lemD.1") + (
+           r" Here $\tilde\theta$ solves $\dot{\tilde w}_k = \tilde a_k\tilde\mu$, $\dot{\tilde a}_k = \langle\tilde w_k, "
+           r"\tilde\mu\rangle$ and $\lambda_0 = \|\tilde\mu\|$: the bound holds for every vector $\tilde\mu$, and is checked "
+           r"with the printed $\tilde\mu = \frac{1+\alpha}{2}\mu$ and with the corrected $\frac{1+\alpha}{4}\mu$ "
+           r"(lyu2021.obs.sec5.1.mu_tilde); the printed statement holds.")},
+       hypotheses=[symmetric],
+       fixtures=[random(sym_gauss, m=4), random(sym_gauss, m=8, d=5), adv(sym_collinear, m=3, label="nearly collinear data"),
+                 adv(sym_n2, m=1, label="n = 2, m = 1"), adv(sym_gauss, m=2, alpha=0.01, label="alpha -> 0"),
+                 negative(sym_broken, m=4), negative(sym_gauss, m=4, mutation=RATE_HALF)],
+       judged_by="the linear flow by the matrix exponential (expm): ||theta~(t)||_M <= e^{lambda0 t}||theta~0||_M on 50 "
+                 "times in [0, 50/lambda0] from a random theta~0, for mu~ printed and corrected (relative 1e-12); the "
+                 "bound is attained (equality to 1e-10) by a neuron on the top eigenvector (mubar, 1), which is what "
+                 "refutes the halved rate. Extremes: n = 2 with m = 1, nearly collinear data, alpha = 0.01")
 def lemD_1(fx):
     ev = Evidence()
     X, y, al, m = fx["X"], fx["y"], fx["alpha"], fx["m"]
-    mt = mu_tilde(X, y, al, literal=fx.mutated())
-    lam = lambda0(X, y, al)
     W0, a0 = random_theta(fx.rng, X.shape[1], m, scale=1.0)
-    # the velocity field of the linear flow must equal -grad L~ = (a_k grad G(w_k), G(w_k))
-    from .appendix_b import grad_Ltilde
-    gW, ga = grad_Ltilde(W0, a0, X, y, al)
-    vel = np.concatenate([a0[:, None] * mt[None, :], (W0 @ mt)[:, None]], axis=1)
-    ev.close("linear-flow velocity vs -grad L~", vel, -np.concatenate([gW, ga[:, None]], axis=1), rtol=1e-12)
-    worst = -np.inf
-    for t in np.linspace(0, 50 / lam, 50):
-        Wt, at = linear_flow(W0, a0, mt, t)
-        worst = max(worst, float(norm_M(Wt, at)) / (np.exp(lam * t) * float(norm_M(W0, a0))))
-    ev.le("max_t ||theta~(t)||_M / (e^{lambda0 t} ||theta~0||_M)", worst, 1.0, rtol=1e-12)
     mubar = fx["mu"] / np.linalg.norm(fx["mu"])
-    Wt, at = linear_flow(mubar[None], np.array([1.0]), mt, 10 / lam)
-    ev.close("top-eigenvector neuron grows exactly like e^{lambda0 t}", float(norm_M(Wt, at)), np.exp(10.0), rtol=1e-10)
+    for name, literal in (("printed", True), ("corrected", False)):
+        mt = mu_tilde(X, y, al, literal=literal)
+        lam = float(np.linalg.norm(mt)) / (2 if fx.mutated(RATE_HALF) else 1)
+        worst = -np.inf
+        for t in np.linspace(0, 50 / lam, 50):
+            Wt, at = linear_flow(W0, a0, mt, t)
+            worst = max(worst, float(norm_M(Wt, at)) / (np.exp(lam * t) * float(norm_M(W0, a0))))
+        ev.le(f"max_t ||theta~(t)||_M / (e^(lambda0 t) ||theta~0||_M), {name} mu~", worst, 1.0, rtol=1e-12, room=None)
+        t = 10 / float(np.linalg.norm(mt))
+        Wt, at = linear_flow(mubar[None], np.array([1.0]), mt, t)
+        ev.le(f"top-eigenvector neuron: ||theta~(t)||_M / (e^(lambda0 t) ||theta~0||_M) at lambda0 t = 10, {name} mu~",
+              float(norm_M(Wt, at)) / np.exp(lam * t), 1.0, rtol=1e-10)
     return ev
 
 
 @claim("lyu2021.lemD.2", **cat.item("lemD.2"), hypotheses=[symmetric, unit_data],
-       fixtures=[random(sym_gauss, m=4), random(sym_gauss, m=2, d=5, alpha=0.2), adv(sym_gauss, m=16),
+       fixtures=[random(sym_gauss, m=4), random(sym_gauss, m=2, d=5, alpha=0.2), adv(sym_gauss, m=16, label="wide (m = 16)"),
+                 adv(sym_gauss, m=1, label="m = 1"), adv(sym_collinear, m=3, alpha=0.95, label="nearly collinear, alpha -> 1"),
+                 adv(sym_tinygap, m=2, alpha=0.05, label="margin near 0, alpha -> 0"),
                  negative(gen_gauss, m=4), negative(sym_gauss, m=4, mutation="growth e^{lambda0 t} instead of e^{3 lambda0 t}")],
-       judged_by="accurate flow (DOP853, rtol 1e-11) vs the linear flow from sigma thetabar0, sigma in {1e-2, 1e-3, 1e-4}, on "
-                 "40 times in the window t <= (1/(2 lambda0)) ln(lambda0/(4m||theta0||_M^2)); ratio to the bound must be <= 1")
+       erratum=erratum(**lambda0_erratum(
+           location="Lemma D.2, App. D (full text l. 2942)",
+           printed=r"||theta(t) - phi~(theta0, t)||_M <= (4m||theta0||_M^3/lambda0) exp(3 lambda0 t) for all t <= "
+                   r"(1/lambda0) ln(sqrt(lambda0/4)/(sqrt(m)||theta0||_M)), phi~ the flow of dw~_k/dt = a~_k mu~, "
+                   r"da~_k/dt = <w~_k, mu~>",
+           amended=cat.statement("lemD.2") + r" With $\tilde\phi$ the flow of $M_{\tilde\mu}$, $\tilde\mu = "
+                   r"\frac{1+\alpha}{4}\mu = \nabla G$, and $\lambda_0 = \|\tilde\mu\|$.",
+           summary="with the printed mu~ the 'linear flow' moves twice as fast as the true one: the error is first "
+                   "order in ||theta0||, not cubic, and exceeds the bound by orders of magnitude",
+           second_method="the fitted exponent of the error in sigma (judge_slope): 1 with the printed mu~, 3 with the "
+                         "corrected one")),
+       judged_by="accurate flow (rtol 1e-11) vs the linear flow (expm) from sigma thetabar0, sigma in {1e-2, 1e-3, 1e-4}, "
+                 "on 40 times in the window: the ratio to the bound must be <= 1 (the proof's constant 4m with |l''| <= 1 "
+                 "is pessimistic: measured room is recorded); the order statement (error cubic in ||theta0||) is judged "
+                 "by the fitted exponent of the error in sigma at a common time (judge_slope, 3 +- 0.2). Extremes: m = 1 "
+                 "and m = 16, nearly collinear data with alpha = 0.95, margin near 0 with alpha = 0.05")
 @inconclusive_on_stall
 def lemD_2(fx):
     ev = Evidence()
@@ -79,28 +114,31 @@ def lemD_2(fx):
         ev.note("hypotheses unmet: not run")
         return ev
     X, y, al, m = fx["X"], fx["y"], fx["alpha"], fx["m"]
-    lam = lambda0(X, y, al)
-    mt = mu_tilde(X, y, al)
+    lam = lambda0(X, y, al, literal=not fx.amended)
+    mt = mu_tilde(X, y, al, literal=not fx.amended)
     Wb, ab = d_init(fx.rng, 1, m, X.shape[1], fx["c_a"])
-    worst, ratios = -np.inf, []
     rate = 1.0 if fx.mutated() else 3.0
-    for s in (1e-2, 1e-3, 1e-4):
+    sigmas = np.array([1e-2, 1e-3, 1e-4])
+    nMs = sigmas * float(norm_M(Wb[0], ab[0]))
+    tmaxs = np.log(lam / (4 * m * nMs ** 2)) / (2 * lam)
+    if tmaxs[0] <= 0:
+        return ev.inconclusive("empty time window for sigma = 1e-2")
+    t_common = tmaxs[0]                              # inside every window (they grow as sigma shrinks)
+    worst, err_common = -np.inf, []
+    for s, nM, tmax in zip(sigmas, nMs, tmaxs):
         W0, a0 = s * Wb[0], s * ab[0]
-        nM = float(norm_M(W0, a0))
-        tmax = np.log(lam / (4 * m * nM ** 2)) / (2 * lam)
-        if tmax <= 0:
-            continue
-        ts = np.linspace(tmax / 40, tmax, 40)
+        ts = np.unique(np.concatenate([np.linspace(tmax / 40, tmax, 40), [t_common]]))
         Ws, As = flow_ode(W0, a0, X, y, al, ts, rtol=1e-11, atol=1e-18)
         for k, t in enumerate(ts):
             Wl, al_ = linear_flow(W0, a0, mt, t)
-            r = float(norm_M(Ws[k] - Wl, As[k] - al_)) / (4 * m * nM ** 3 / lam * np.exp(rate * lam * t))
-            worst = max(worst, r)
-        ratios.append(worst)
-    if not ratios:
-        return ev.inconclusive("empty time window")
+            err = float(norm_M(Ws[k] - Wl, As[k] - al_))
+            worst = max(worst, err / (4 * m * nM ** 3 / lam * np.exp(rate * lam * t)))
+            if t == t_common:
+                err_common.append(err)
     ev.le("max over sigma, t of error / bound", worst, 1.0, rtol=1e-9)
-    ev.record(max_ratio_per_sigma=ratios)
+    judge_slope("error at a common time vs sigma (cubic)", sigmas, err_common, predicted=3.0, atol=0.2, evidence=ev,
+                xlabel="sigma", ylabel="||theta - phi~||_M")
+    ev.record(max_ratio=worst, lambda0=lam)
     return ev
 
 
@@ -403,14 +441,25 @@ def lemF_2(fx):
 # Theorem E.4 (limiting trajectory from r theta^ for a well-aligned theta^), symmetric data
 
 
-@claim("lyu2021.thmE.4", **cat.item("thmE.4"), hypotheses=[symmetric, unit_data],
-       fixtures=[random(sym_gauss, m=3), random(sym_gauss, m=2, d=5), adv(sym_gauss, m=5, alpha=0.9),
+LAMBDA_PRINTED_MU = "lambda = ||mu~|| with the printed mu~ = ((1+alpha)/2) mu (twice max |G|)"
+E_LAMBDA = (r" Here $\lambda := \max\{|G(w)| : w \in S^{d-1}\}$ as App. E.2 defines it (on symmetric data "
+            r"$\frac{1+\alpha}{4}\|\mu\|$, the corrected $\lambda_0$; the printed $\|\tilde\mu\|$ of Sec. 5.1 is not used "
+            r"here, so the lambda0 slip does not reach this statement).")
+
+
+@claim("lyu2021.thmE.4", **{**cat.item("thmE.4"), "statement": cat.statement("thmE.4") + E_LAMBDA},
+       hypotheses=[symmetric, unit_data],
+       fixtures=[random(sym_gauss, m=3), random(sym_gauss, m=2, d=5), adv(sym_gauss, m=5, alpha=0.9, label="alpha -> 1"),
+                 adv(sym_gauss, m=1, alpha=0.05, label="m = 1, alpha -> 0"),
+                 adv(sym_collinear, m=2, label="nearly collinear data"),
                  negative(sym_gauss, m=3, mutation="theta^ not well aligned (random unit directions)"),
-                 negative(sym_gauss, m=3, mutation="paper-literal lambda0")],
-       judged_by="well-aligned theta^ (w_k = b_k mubar, a_k = b_k, ||theta^||_M = 1); accurate flows from r theta^, r in {1e-4, "
-                 "1e-5, 1e-6}, at T2(r) + t for 12 times t in [t0 - 2/lambda, t0] (t0 from (14)): (2) for the smallest r, "
-                 "||phi - e^{lambda t} theta^||_M <= (4m||theta^||_M^3/lambda) e^{3 lambda t} + Cauchy tail; (1) the "
-                 "Cauchy differences between successive r shrink")
+                 negative(sym_gauss, m=3, mutation=LAMBDA_PRINTED_MU)],
+       judged_by="well-aligned theta^ (w_k = b_k mubar, a_k = b_k, ||theta^||_M = 1); accurate flows from r theta^, r in "
+                 "{1e-4, 1e-5, 1e-6}, at T2(r) + t for 12 times t in [t0 - 2/lambda, t0] (t0 from (14)): (1) the Cauchy "
+                 "differences between successive r shrink; (2) for the smallest r, ||phi - e^{lambda t} theta^||_M <= "
+                 "(4m||theta^||_M^3/lambda) e^{3 lambda t} + Cauchy tail (the proof's constant is pessimistic; the room is "
+                 "recorded) and the order of the deviation, the fitted exponent of dev against e^{lambda t}, is >= 3 - 0.2 "
+                 "(judge_slope). Extremes: m = 1, alpha in {0.05, 0.9}, nearly collinear data")
 @inconclusive_on_stall
 def thmE_4(fx):
     ev = Evidence()
@@ -425,7 +474,7 @@ def thmE_4(fx):
         Wh, ah = b[:, None] * U, b.copy()
     else:
         Wh, ah = b[:, None] * mubar[None, :], b.copy()
-    lam = lambda0(X, y, al, literal=fx.mutated("paper-literal lambda0"))
+    lam = lambda0(X, y, al, literal=fx.mutated(LAMBDA_PRINTED_MU))
     nM = float(norm_M(Wh, ah))
     Delta = float(np.min(np.abs(X @ Wh.T))) / nM
     t0 = np.log(lam * Delta / (16 * m * nM ** 2)) / (2 * lam)
@@ -440,14 +489,18 @@ def thmE_4(fx):
         traj.append((Ws[1:], As[1:]))
     cauchy = [max(float(norm_M(traj[j][0][k] - traj[j + 1][0][k], traj[j][1][k] - traj[j + 1][1][k])) for k in range(len(ts)))
               for j in range(2)]
-    worst = -np.inf
+    worst, devs = -np.inf, []
     for k, t in enumerate(ts):
         dev = float(norm_M(traj[-1][0][k] - np.exp(lam * t) * Wh, traj[-1][1][k] - np.exp(lam * t) * ah))
+        devs.append(dev)
         bound = 4 * m * nM ** 3 / lam * np.exp(3 * lam * t) + cauchy[-1]
         worst = max(worst, dev / bound)
-    ev.le("max_t ||phi(r theta^, T2 + t) - e^{lambda t} theta^||_M / bound", worst, 1.0, rtol=1e-9)
-    ev.le("Cauchy difference shrinks with r (r = 1e-3 vs 1e-4 compared with 1e-2 vs 1e-3)", cauchy[1], cauchy[0], rtol=0.0)
-    ev.record(t0=t0, Delta_hat=Delta, cauchy=cauchy, lambda_=lam)
+    ev.le("(1) Cauchy difference shrinks with r (1e-5 vs 1e-6 compared with 1e-4 vs 1e-5)", cauchy[1], cauchy[0], rtol=0.0,
+          room=None)
+    ev.le("(2) max_t ||phi(r theta^, T2 + t) - e^{lambda t} theta^||_M / bound", worst, 1.0, rtol=1e-9)
+    judge_slope("(2) deviation vs e^{lambda t} (order e^{3 lambda t})", np.exp(lam * ts), devs, predicted=2.8,
+                relation=">=", atol=0.0, evidence=ev, xlabel="e^{lambda t}", ylabel="deviation")
+    ev.record(t0=t0, Delta_hat=Delta, cauchy=cauchy, lambda_=lam, max_ratio=worst)
     return ev
 
 

@@ -154,3 +154,38 @@ def probes(rng: np.random.Generator, X: np.ndarray, k: int = 2000) -> np.ndarray
     P = rng.normal(size=(k, X.shape[1]))
     P /= np.linalg.norm(P, axis=1, keepdims=True)
     return np.vstack([P, X])
+
+
+# ---------------------------------------------------------------------------------------------
+# The lambda0 slip (one account). Sec. 5.1 defines mu~ := ((1+alpha)/2) mu and writes G(w) = <w, mu~>; with the
+# paper's own G(w) = (1/(2n)) sum_i y_i phi(<w, x_i>) the identity needs mu~ = ((1+alpha)/4) mu (the factor
+# -l'(0) = 1/2 is dropped). The definition is recorded once as an erratum (MU_TILDE_ID); every claim whose printed
+# statement involves lambda0 = ||mu~|| is judged with the printed value, and where it then fails it carries an
+# erratum pointing here, with the amended claim (corrected value) beside it. App. G repeats the slip for the
+# cone linearisation (grad G = mu+ printed, mu+/2 correct: GRAD_G_CONE_ID).
+
+MU_TILDE_ID = "lyu2021.obs.sec5.1.mu_tilde"
+GRAD_G_CONE_ID = "lyu2021.obs.G.3.grad_G_cone"
+
+
+def lambda0_erratum(*, location: str, printed: str, amended: str, summary: str, second_method: str,
+                    cone: bool = False) -> dict:
+    """Keyword arguments of ``erratum`` for a claim that fails only through the printed mu~ (or, with ``cone``,
+    the printed App. G linearisation grad G = mu+-): same kind, same reading, second method anchored on the
+    definitional erratum."""
+    if cone:
+        where = "lambda0+ := ||mu+|| and the linear flow of M+ = [[0, mu+], [mu+^T, 0]] (App. G.3)"
+        fix = "lambda0+ = ||mu+||/2 and the flow of [[0, mu+/2], [mu+^T/2, 0]] (grad G = mu+/2 on int C)"
+        anchor = GRAD_G_CONE_ID
+    else:
+        where = "lambda0 := ||mu~||, mu~ := ((1+alpha)/2) mu (Sec. 5.1)"
+        fix = "lambda0 = ((1+alpha)/4)||mu|| = max_{||w||=1} |G(w)| (mu~ = grad G = ((1+alpha)/4) mu)"
+        anchor = MU_TILDE_ID
+    return dict(
+        kind="wrong constant or typo", location=f"{location}; through {where}", printed=printed,
+        reading=f"{where} as printed, the only definition the paper gives for this statement (App. E.2 defines its "
+                "own lambda := max |G| for Thm E.4 and Lemmas E.5-E.6, which are unaffected); everything else as "
+                f"printed. The definition itself is the erratum {anchor}.",
+        second_method=f"the definitional erratum {anchor} (exact rational arithmetic of G and the measured growth "
+                      f"rate of a neuron on the top eigenvector); here: {second_method}",
+        summary=summary, amended=amended, difference=f"{fix}, as in {anchor}.amended")

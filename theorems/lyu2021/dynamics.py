@@ -125,10 +125,12 @@ class FlowHorizons:
     error: float
     sliding: int
     segments: int
+    all_theta: np.ndarray | None = None
+    all_q: np.ndarray | None = None
 
 
 def flow_margin_horizons(W, a, X, y, alpha, horizons, *, dq: float = 600.0, records: int = 300,
-                         rtol: float = 1e-10, atol: float = 1e-13) -> FlowHorizons:
+                         rtol: float = 1e-10, atol: float = 1e-13, keep_all: bool = False) -> FlowHorizons:
     """Accurate gradient flow of the logistic loss (one network (m, d), (m,)) to margin horizons.
 
     The flow is integrated by :func:`verify.numerics.flow.integrate_flow` (region by region, Filippov sliding
@@ -137,6 +139,7 @@ def flow_margin_horizons(W, a, X, y, alpha, horizons, *, dq: float = 600.0, reco
     to q_min = Q is ~e^Q, so the run is split into segments: each starts at theta with c = -log L(theta), uses
     :func:`shifted_logistic` (c) (the same trajectory, time rescaled by e^c) and log time up to t = e^dq, so
     every segment raises q_min by about dq.  Records on a grid uniform in log t (spacing dq/records in q).
+    ``keep_all``: also return every record up to the last horizon (``all_theta``, ``all_q``).
     Raises :class:`IntegratorStalled` if a segment fails.
     """
     import warnings
@@ -148,6 +151,7 @@ def flow_margin_horizons(W, a, X, y, alpha, horizons, *, dq: float = 600.0, reco
     SW, Sa, Sq = [], [], []
     te = np.concatenate([[0.0], np.expm1(np.linspace(0.0, dq, records)[1:])])
     err, slides, nseg = 0.0, 0, 0
+    all_th, all_q = [], []
     while len(SW) < len(H):
         c = -float(log_loss(margins(W, a, X, y, alpha)))
         with warnings.catch_warnings():      # rejected trial steps may overflow the shifted weights
@@ -160,6 +164,10 @@ def flow_margin_horizons(W, a, X, y, alpha, horizons, *, dq: float = 600.0, reco
         err = max(err, float(res.error_estimate))
         slides += len(res.sliding)
         th, qm = res.history["theta"], res.history["min_margin"]
+        if keep_all:
+            keep = qm <= H[-1]
+            all_th.append(th[keep])
+            all_q.append(qm[keep])
         while len(SW) < len(H):
             k = np.flatnonzero(qm >= H[len(SW)])
             if not k.size:
@@ -170,7 +178,10 @@ def flow_margin_horizons(W, a, X, y, alpha, horizons, *, dq: float = 600.0, reco
         if qm[-1] <= margins(W, a, X, y, alpha).min() + 1e-9:
             raise IntegratorStalled(f"integrate_flow, segment {nseg}: q_min did not grow")
         W, a = np.array(res.W), np.array(res.a)
-    return FlowHorizons(H, np.array(SW), np.array(Sa), np.array(Sq), err, slides, nseg)
+    out = FlowHorizons(H, np.array(SW), np.array(Sa), np.array(Sq), err, slides, nseg)
+    if keep_all:
+        out.all_theta, out.all_q = np.concatenate(all_th), np.concatenate(all_q)
+    return out
 
 
 class IntegratorStalled(RuntimeError):

@@ -7,6 +7,7 @@ import numpy as np
 
 from fixtures.lyu2021 import (
     gen_allpos_sv,
+    gen_contradictory,
     gen_gauss,
     sym_broken,
     sym_collinear,
@@ -22,11 +23,9 @@ from verify import (
     judge_binomial,
     judge_trend,
     negative,
-    not_checkable,
     random,
 )
 from verify import adversarial as adv
-from verify.numerics.global_margin import global_margin_oracle
 from verify.numerics.margin import two_layer_kkt_residual
 from verify.numerics.nets import activation, forward, log_loss, margins, normalized_margin, parameter_norm_sq
 
@@ -43,28 +42,35 @@ from .common import (
     unit_function_distance,
 )
 from .dynamics import flow_margin_horizons, gd_until_margin, inconclusive_on_stall, ngd_horizons
-from .hyps import asm45, holds, separable, symmetric, width2
-from .search import ascend_margin
+from .hyps import asm45, holds, separable, symmetric, unit_data, width2
+from .oracle import linear_structure, margin_socp_dual_2d, two_block_lp
 
 # ---------------------------------------------------------------------------------------------
 # Theorem 3.1 (imported; checked as a trend along margin horizons)
 
 
 @family("lyu.start")
-def start_family(rng, base="sym", d=3, n=12, alpha=0.5, m=4, start="pretrained", init_scale=1e-2):
-    """Data (``base`` = sym | gen) plus a start theta0 with L(theta0) < ln2/n (``start`` = pretrained: GD
-    from an init of scale ``init_scale`` until q_min >= 3.5),
-    theta0 = 0 (``zero``) or a start with negative margins (``negative``)."""
-    fam = sym_gauss if base == "sym" else gen_gauss
-    fx = fam.build(rng, d=d, alpha=alpha, m=m, **({"n_half": n // 2} if base == "sym" else {"n": n}))
+def start_family(rng, base="sym", d=3, n=12, alpha=0.5, m=4, start="pretrained", init_scale=1e-2, q_start=3.5):
+    """Data (``base`` = sym | gen | collinear) plus a start theta0 with L(theta0) < ln2/n: ``pretrained`` (GD from an
+    init of scale ``init_scale`` until q_min >= ``q_start``), ``same_sign`` (balanced, every a_k = +||w_k||, then
+    GD to q_min >= q_start: by Cor B.18 no a_k changes sign, so the limit is a KKT direction that is not a global
+    maximiser on symmetric data), theta0 = 0 (``zero``) or a start with negative margins (``negative``).
+    ``q_start`` just above ln(n / ln 2) puts L(theta0) at the threshold ln2/n (the hypothesis' boundary)."""
+    if base == "sym":
+        fx = sym_gauss.build(rng, d=d, alpha=alpha, m=m, n_half=n // 2)
+    elif base == "collinear":
+        fx = sym_collinear.build(rng, d=d, alpha=alpha, m=m, n_half=n // 2)
+    else:
+        fx = gen_gauss.build(rng, d=d, alpha=alpha, m=m, n=n)
     W0 = init_scale * rng.normal(size=(1, m, d))
     a0 = init_scale * rng.normal(size=(1, m))
-    if start == "pretrained":
-        W0, a0, _ = gd_until_margin(W0, a0, fx["X"], fx["y"], alpha, eta=0.1, q_target=3.5)
-    elif start == "zero":
+    if start == "same_sign":
+        a0 = np.linalg.norm(W0, axis=-1)
+    if start in ("pretrained", "same_sign", "negative"):
+        W0, a0, _ = gd_until_margin(W0, a0, fx["X"], fx["y"], alpha, eta=0.1, q_target=q_start)
+    if start == "zero":
         W0, a0 = np.zeros_like(W0), np.zeros_like(a0)
-    else:
-        W0, a0, _ = gd_until_margin(W0, a0, fx["X"], fx["y"], alpha, eta=0.1, q_target=3.5)
+    if start == "negative":
         a0 = -a0
     fx.update(W0=W0[0], a0=a0[0])
     return fx
@@ -77,14 +83,26 @@ def _small_loss(fx):
 
 
 small_loss = hypothesis("L(theta(0)) < ln2/n", _small_loss)
+GLOBAL_MAX = "the limit is a global-max-margin direction (not only KKT)"
 
 
 @claim("lyu2021.thm3.1", **cat.item("thm3.1"), hypotheses=[small_loss],
-       fixtures=[random(start_family, base="gen"), adv(start_family, base="sym"), adv(start_family, base="gen", m=8),
-                 negative(start_family, start="zero"), negative(start_family, start="negative")],
+       fixtures=[random(start_family, base="gen"), random(start_family, base="sym", m=2),
+                 adv(start_family, base="sym"), adv(start_family, base="gen", m=8),
+                 adv(start_family, base="gen", m=1, label="width m = 1"),
+                 adv(start_family, base="collinear", alpha=0.9, label="nearly collinear data, alpha = 0.9"),
+                 adv(start_family, base="gen", q_start=np.log(12 / np.log(2)) + 0.05,
+                     label="L(theta0) just below ln2/n"),
+                 negative(start_family, start="zero"), negative(start_family, start="negative"),
+                 negative(start_family, base="sym", start="same_sign", mutation=GLOBAL_MAX)],
        judged_by="accurate gradient flow (integrate_flow, Filippov sliding, margin-shifted log-time segments) to margin "
                  "horizons Q: loss and norm monotone across horizons; KKT residual of Def B.8 (LP, recomputed, points "
-                 "within 5% of q_min active) judged by judge_trend with tolerance 5e-2")
+                 "within 5% of q_min active) judged by judge_trend with tolerance 5e-2; the integrator's error estimate "
+                 "(rtol/10 rerun) is a validity entry (<= 1e-6). Extremes: width m = 1, nearly collinear data with "
+                 "alpha = 0.9, L(theta0) just below the threshold ln2/n. Powered control: the common overclaim 'the limit "
+                 "is a global-max-margin direction', judged as the margin gap to (1+alpha)/4 gamma_lin (Thm 4.2) from a "
+                 "balanced start with every a_k > 0 on symmetric data (a KKT limit with margin 2 alpha/(1+alpha) of the "
+                 "optimum)")
 @inconclusive_on_stall
 def thm3_1(fx):
     """Late phase by the accurate flow, not normalised GD: neurons slide along activation boundaries here, and
@@ -101,15 +119,23 @@ def thm3_1(fx):
     Ws, As = run.W, run.a
     ll = np.array([float(log_loss(margins(Ws[j], As[j], X, y, al))) for j in range(len(H))])
     nrm = np.sqrt(parameter_norm_sq(Ws, As))
+    ev.accuracy("integrator error estimate (relative, rtol/10 rerun)", run.error, 1e-6)
     ev.true("log L decreasing along the horizons", bool(np.all(np.diff(ll) < 0)), detail=str(np.round(ll, 3)))
     ev.true("||theta|| increasing along the horizons", bool(np.all(np.diff(nrm) > 0)), detail=str(np.round(nrm, 3)))
-    ev.le("integrator error estimate (relative, rtol/10 rerun)", run.error, 1e-6)
+    gam = normalized_margin(Ws, As, X, y, al)
+    if fx.mutated(GLOBAL_MAX):
+        _, g_lin = svm(X, y)
+        gap = 1 - gam / ((1 + al) / 4 * g_lin)
+        judge_trend("relative gap of gamma to the global max (1+alpha)/4 gamma_lin", H, gap, 5e-2, evidence=ev,
+                    scale_label="margin horizon")
+        ev.record(margin_gap=gap)
+        return ev
     # (eps, delta)-KKT in Lyu & Li's sense: points within 5% of q_min count as active (relative slack).
     r = np.array([two_layer_kkt_residual(Ws[j], As[j], X, y, alpha=al, tau_act=0.05, tau_kink=1e-6).r_kkt
                   for j in range(len(H))])
     judge_trend("KKT residual r_KKT", H, r, 5e-2, evidence=ev, scale_label="margin horizon")
-    ev.record(log_loss=ll, norm=nrm, gamma=normalized_margin(Ws, As, X, y, al), q_min_at_snapshots=run.q,
-              sliding_episodes=run.sliding, segments=run.segments)
+    ev.record(log_loss=ll, norm=nrm, gamma=gam, q_min_at_snapshots=run.q, sliding_episodes=run.sliding,
+              segments=run.segments)
     return ev
 
 
@@ -227,70 +253,60 @@ def thm4_2_attained(fx):
     return ev
 
 
-@claim("lyu2021.thm4.2.oracle", kind="lemma", title="Theorem 4.2 (exact global max margin, d = 2)",
-       statement=r"On symmetric separable data the global max normalised margin over all widths equals "
-                 r"$\frac{1+\alpha}{4}\gamma_{lin}$.",
-       hypotheses=[separable, symmetric], uses=["lyu2021.thm4.2.upper_bound", "lyu2021.thm4.2.attained"],
+MAXIMISER_ONE_SIDED = "every global maximiser computes (1/2)phi(<w*, x>) (one-sided)"
+
+
+@claim("lyu2021.thm4.2", **{**cat.item("thm4.2"), "uses": cat.uses("thm4.2") + [
+           "lyu2021.thm4.2.sym_identity", "lyu2021.thm4.2.upper_bound", "lyu2021.thm4.2.attained"]},
+       hypotheses=[separable, symmetric],
        fixtures=[random(sym_gauss, d=2, n_half=6), random(sym_gauss, d=2, n_half=10, alpha=0.1),
-                 adv(sym_fig1left), adv(sym_fig1left, alpha=0.9), adv(sym_gauss, d=2, gap=1e-3, alpha=0.999),
-                 negative(gen_allpos_sv), negative(sym_gauss, d=2, mutation="constant (1+alpha)/2")],
-       judged_by="SOCP over the cells of the 2-D arrangement (CLARABEL), witness margin recomputed; rtol 1e-6")
-def thm4_2_oracle(fx):
+                 adv(sym_fig1left), adv(sym_fig1left, alpha=0.9),
+                 adv(sym_gauss, d=2, gap=1e-3, alpha=0.999, label="alpha -> 1, margin near 0"),
+                 adv(sym_gauss, d=2, alpha=0.01, label="alpha -> 0"),
+                 adv(sym_collinear, d=2, label="nearly collinear data"), adv(sym_n2, label="n = 2 (one pair)"),
+                 negative(gen_allpos_sv), negative(sym_gauss, d=2, mutation="constant (1+alpha)/2"),
+                 negative(sym_gauss, d=2, n_half=8, mutation=MAXIMISER_ONE_SIDED)],
+       judged_by="d = 2, exact over every width m >= 2: the cell SOCP of the global max margin (CLARABEL) with its dual; "
+                 "primal feasibility, dual feasibility (<= 1e-6) and the duality gap (<= 1e-7) recomputed from the returned "
+                 "values (validity). The dual g_j certifies every global maximiser, not only the one returned: a block "
+                 "with ||g_j|| < 1 - 1e-6 holds at most gap/(1 - ||g_j||) of any optimum's mass (<= 1e-4), the others may hold "
+                 "neurons only along g_j, which must be w* and one of the two blocks of the linear solution; the LP on "
+                 "those two blocks has the unique optimum c_1 = c_2 = 1/((1+alpha) gamma_lin), hence f = "
+                 "((1+alpha)/4)<w*, x> for every unit global maximiser. d >= 3: the proof's steps thm4.2.sym_identity, "
+                 "upper_bound, attained. Extremes: alpha in {0.01, 0.999}, gamma_lin ~ 1e-3, nearly collinear data, "
+                 "n = 2; non-symmetric data (hypothesis broken) have a larger, nonlinear optimum")
+def thm4_2(fx):
     ev = Evidence()
     X, y, al = fx["X"], fx["y"], fx["alpha"]
-    _, g_lin = svm(X, y)
-    res = global_margin_oracle(X, y, al)
-    if res.status != "optimal":
-        return ev.inconclusive(f"SOCP status {res.status}")
-    C = (1 + al) / (2 if fx.mutated() else 4)
-    ev.close("oracle global max margin", res.gamma, C * g_lin, rtol=1e-6)
-    ev.le("witness network margin (certified lower bound)", res.gamma_witness, (1 + al) / 4 * g_lin, rtol=1e-9)
-    ev.record(oracle=res.gamma, witness=res.gamma_witness, bound=(1 + al) / 4 * g_lin)
-    return ev
-
-
-def _structure_width_ok(fx):
-    return fx["m"] >= 2, float(fx["m"] - 2), f"m = {fx['m']}"
-
-
-@claim("lyu2021.thm4.2.structure", kind="lemma", title="Theorem 4.2 (near-maximisers are linear)",
-       statement=r"Local ascent of the normalised margin from random starts (width $m \ge 2$) never exceeds "
-                 r"$\frac{1+\alpha}{4}\gamma_{lin}$, and endpoints within $10^{-3}$ of it compute "
-                 r"$\frac{1+\alpha}{4}\langle w^*, x\rangle$ (to $10^{-2}$ on probes).",
-       hypotheses=[separable, symmetric, width2], uses=["lyu2021.thm4.2.upper_bound"],
-       fixtures=[random(sym_gauss, m=4), adv(sym_fig1left, m=6), negative(sym_gauss, m=1),
-                 negative(sym_gauss, m=4, mutation="maximiser is (1/2)phi(<w*,x>)")],
-       judged_by="L-BFGS on the softmin margin (beta 100, 1000); exact margins and function distances of the endpoints")
-def thm4_2_structure(fx):
-    ev = Evidence()
-    X, y, al = fx["X"], fx["y"], fx["alpha"]
-    if fx["m"] < 2:
-        ev.note("width hypothesis unmet: not run")
-        return ev
     w_star, g_lin = svm(X, y)
-    bound = (1 + al) / 4 * g_lin
-    n_starts = 4 if fx.profile == "quick" else 12
-    P = probes(fx.rng, X, 500)
-    if fx.mutated():
-        def target(Z):
-            return 0.5 * np.maximum(Z @ w_star, al * (Z @ w_star))
-    else:
-        def target(Z):
-            return (1 + al) / 4 * Z @ w_star
-    ratios, dists = [], []
-    for _ in range(n_starts):
-        m = int(fx.rng.integers(2, fx["m"] + 1))
-        th0 = fx.rng.normal(size=m * X.shape[1] + m)
-        W, a = ascend_margin(th0, X, y, al, m)
-        ratios.append(float(normalized_margin(W, a, X, y, al)) / bound)
-        dists.append(float(unit_function_distance(W, a, P, al, target)))
-    ratios, dists = np.array(ratios), np.array(dists)
-    ev.le("max margin ratio over endpoints", ratios.max(), 1.0, rtol=1e-12)
-    near = ratios >= 1 - 1e-3
-    ev.record(ratios=ratios, function_distances=dists)
-    if not near.any():
-        return ev.inconclusive(f"no endpoint within 1e-3 of the bound (best ratio {ratios.max():.5f})")
-    ev.le("max function distance among near-optimal endpoints", dists[near].max(), 1e-2, rtol=0.0)
+    cert = margin_socp_dual_2d(X, y, al)
+    if not ev.valid(f"SOCP solved (CLARABEL status {cert.status})", cert.status == "optimal"):
+        return ev
+    ev.accuracy("primal feasibility (relative)", cert.primal, 1e-6)
+    ev.accuracy("dual feasibility (lam, nu >= 0, ||g_j|| <= 1)", cert.dual, 1e-6)
+    ev.accuracy("duality gap |v* - sum lam| / v*", cert.gap, 1e-7)
+    C = (1 + al) / (2 if fx.mutated("constant (1+alpha)/2") else 4)
+    ev.close("global max margin over all widths vs C gamma_lin", cert.gamma, C * g_lin, rtol=1e-6)
+    st = linear_structure(cert, w_star)
+    # For any optimum U': gap * v* >= sum_j ||u'_j|| (1 - ||g_j|| cos angle(u'_j, g_j)) >= (mass outside the open
+    # blocks) * min_closed (1 - ||g_j||): the dual bounds what *every* global maximiser can put in a closed block.
+    ev.le("fraction of ||theta||^2 any global maximiser can put in a closed block (gap / min(1 - ||g_j||))",
+          cert.gap / st["closed_gap"], 1e-4, rtol=0.0, room=None)
+    ev.forall("blocks that can hold neurons in some global maximiser (||g_j|| >= 1 - 1e-6): sin angle(g_j, w*)",
+              st["sines"], 1e-4, relation="<=", room=None)
+    ev.forall("... and each is a block of the linear solution (cell of +w*, a > 0 or cell of -w*, a < 0)",
+              st["linear_block"], relation="true")
+    c, moved = two_block_lp(X, y, al, w_star)
+    ev.accuracy("two-block LP: optimum moved by an objective perturbation of 1e-6 (uniqueness)", moved, 1e-5)
+    c_pred = 1 / ((1 + al) * g_lin)
+    if fx.mutated(MAXIMISER_ONE_SIDED):
+        c_pred = 0.0
+    ev.close("two-block optimum (c_1, c_2) vs 1/((1+alpha) gamma_lin) each", c[1], c_pred, rtol=1e-7,
+             atol=1e-7 * abs(c[0]))
+    ev.close("... c_1 = c_2 (the function is linear)", c[0], c[1], rtol=1e-7)
+    ev.record(gamma_global=cert.gamma, bound=(1 + al) / 4 * g_lin, open_blocks=len(st["open"]),
+              closed_block_gap=st["closed_gap"], c=c, residuals=dict(primal=cert.primal, dual=cert.dual, gap=cert.gap,
+                                                                    stationarity=cert.stationarity))
     return ev
 
 
@@ -375,16 +391,33 @@ def _outcomes(fx, runs, target, C):
     return res
 
 
+P_EXPONENT_M = "probability >= 1 - 2^-m (exponent m instead of m - 1)"
+ONE_SEED = {"quick": 1, "standard": 1, "thorough": 1}
+
+
+def _seed_counts(o):
+    """(successes, decided, undecided) from per-seed outcomes 1 / 0 / -1."""
+    return int(np.sum(o == 1)), int(np.sum(o >= 0)), int(np.sum(o == -1))
+
+
 @claim("lyu2021.thm4.3", **cat.item("thm4.3"), hypotheses=[separable, symmetric, asm45, width2],
-       fixtures=[random(sym_gauss, m=2), random(sym_gauss, m=3, d=5, n_half=8, alpha=0.25),
-                 adv(sym_gauss, m=4, c_a=2.0), adv(sym_collinear, m=2), adv(sym_gauss, m=3, alpha=0.9),
-                 negative(sym_gauss, m=2, mutation="bad bbar (conditioned on the failure event)"),
-                 negative(sym_gauss, m=2, mutation="constant C = (1+alpha)/2"), negative(gen_allpos_sv, m=2)],
-       judged_by="per seed: GD to q_min >= 1 then normalised GD to margin horizons; success iff the function distance to "
-                 "C<w*,x> is <= tol and shrinking, failure iff the distance settles above 3 tol or within tol of a one-sided limit "
-                 "+-(1/2)phi(+-<w*,x>), tol = min(3e-2, a quarter of the target-alternative separation); Clopper-Pearson (99%) over the seeds "
-                 "(undecided seeds counted as successes, so only a clear deficit refutes) vs 1 - 2^-(m-1); per-seed prediction "
-                 "success <=> bbar good, on seeds decided alike at two init scales",
+       fixtures=[random(sym_gauss, m=2, seeds={"quick": 1, "standard": 2, "thorough": 3}),
+                 random(sym_gauss, m=3, d=5, n_half=8, alpha=0.25, seeds={"quick": 1, "standard": 1, "thorough": 2}),
+                 adv(sym_gauss, m=4, c_a=2.0, seeds=ONE_SEED), adv(sym_collinear, m=2, seeds=ONE_SEED),
+                 adv(sym_gauss, m=3, alpha=0.9, seeds=ONE_SEED, label="alpha -> 1 (0.9)"),
+                 adv(sym_gauss, m=2, alpha=0.05, seeds=ONE_SEED, label="alpha -> 0 (0.05)"),
+                 negative(sym_gauss, m=2, mutation="bad bbar (conditioned on the failure event)", seeds=ONE_SEED),
+                 negative(sym_gauss, m=2, mutation="constant C = (1+alpha)/2", seeds=ONE_SEED),
+                 negative(sym_gauss, m=2, mutation=P_EXPONENT_M, seeds=ONE_SEED),
+                 negative(gen_allpos_sv, m=2, seeds=ONE_SEED)],
+       judged_by="per seed of thetabar0 ~ D_init(1) (48 seeds in quick, 96 otherwise), at two init scales sigma and "
+                 "sigma/100: GD to q_min >= 1 then normalised GD to margin horizons; success iff the function distance to "
+                 "C<w*,x> is <= tol and shrinking, failure iff it settles above 3 tol or within tol of a one-sided limit "
+                 "+-(1/2)phi(+-<w*,x>), tol = min(3e-2, a quarter of the target-alternative separation), else undecided; "
+                 "a seed counts when decided alike at both scales. Clopper-Pearson (99%) vs 1 - 2^-(m-1), undecided seeds "
+                 "counted neither way (judge_binomial(undecided=)). Power: the exponent-m control (1 - 2^-m) must be "
+                 "refuted. Recorded, not judged: the proof's event (success iff bbar good). Extremes: m = 2 (minimum), "
+                 "alpha in {0.05, 0.9}, nearly collinear data, a large output-init scale",
        timeout_s=600)
 def thm4_3(fx):
     ev = Evidence()
@@ -394,27 +427,25 @@ def thm4_3(fx):
     X, y, al, m = fx["X"], fx["y"], fx["alpha"], fx["m"]
     w_star, _ = svm(X, y)
     quick = fx.profile == "quick"
-    B = 12 if quick else 32
+    B = 48 if quick else 96
     sig = fx["sigma"]
     sigmas = [sig, sig * 1e-2]
     H = [100, 400, 1600] if quick else [250, 1000, 4000]
     bad = fx.mutated("bad bbar (conditioned on the failure event)")
     C = (1 + al) / (2 if fx.mutated("constant C = (1+alpha)/2") else 4)
+    p = 1 - 2.0 ** (-(m if fx.mutated(P_EXPONENT_M) else m - 1))
     _, _, b, runs = small_init_runs(fx, B, sigmas, H, bad_b=bad)
     outs = _outcomes(fx, runs, lambda Z: C * Z @ w_star, C)
     (o1, fd1, rho1), (o2, _, _) = outs
+    o = np.where(o1 == o2, o2, -1)               # decided only when both init scales agree
+    succ, decided, undec = _seed_counts(o)
+    judge_binomial("P(f_inf = C<w*,x>)", succ, decided, p, undecided=undec, confidence=0.99, evidence=ev)
     good = good_embedding(b)
-    stable = (o1 == o2) & (o2 >= 0)
-    succ = int(np.sum(o2 == 1))
-    undec = int(np.sum(o2 == -1))
-    judge_binomial("P(f_inf = C<w*,x>)", succ + undec, B, 1 - 2.0 ** (-(m - 1)), confidence=0.99, evidence=ev)
-    mism = int(np.sum(stable & ((o2 == 1) != good)))
-    ev.le("seeds whose outcome contradicts the bbar prediction", mism, 0, atol=0,
-          detail=f"{int(stable.sum())} seeds decided alike at sigma = {sigmas}")
-    fail_rho = rho1[-1][o2 == 0]
-    ev.record(successes=succ, undecided=undec, good_bbar=int(good.sum()), seeds=B,
-              failure_margin_ratios=fail_rho, predicted_failure_ratio=2 * al / (1 + al),
-              success_function_distance=fd1[-1][o2 == 1], sigma_disagreements=int(np.sum((o1 != o2) & (o1 >= 0) & (o2 >= 0))))
+    ev.record(successes=succ, decided=decided, undecided=undec, good_bbar=int(good.sum()), seeds=B,
+              proof_event_mismatches=int(np.sum((o >= 0) & ((o == 1) != good))),
+              failure_margin_ratios=rho1[-1][o == 0], predicted_failure_ratio=2 * al / (1 + al),
+              success_function_distance=fd1[-1][o == 1],
+              sigma_disagreements=int(np.sum((o1 != o2) & (o1 >= 0) & (o2 >= 0))))
     ev.add_series("margin ratio gamma / ((1+alpha)/4 gamma_lin) per seed (larger sigma)", H,
                   {f"seed {k} ({'good' if good[k] else 'bad'} bbar)": rho1[:, k] for k in range(min(B, 6))},
                   xlabel="margin horizon Q", logx=True)
@@ -422,10 +453,15 @@ def thm4_3(fx):
 
 
 @claim("lyu2021.cor4.4", **cat.item("cor4.4"), hypotheses=[separable, symmetric, asm45, width2],
-       fixtures=[random(sym_gauss, m=3), adv(sym_gauss, m=5, d=2), negative(sym_gauss, m=3, mutation="bad bbar"),
-                 negative(sym_broken, m=3)],
-       judged_by="as thm4.3, and a success must also have normalised margin >= (1 - 2 ln(n)/Q) times the exact global "
-                 "optimum (1+alpha)/4 gamma_lin (Thm 4.2) at the last horizon Q; Clopper-Pearson (99%) vs 1 - 2^-(m-1)",
+       fixtures=[random(sym_gauss, m=3, seeds={"quick": 1, "standard": 1, "thorough": 2}),
+                 adv(sym_gauss, m=5, d=2, seeds=ONE_SEED), adv(sym_gauss, m=2, alpha=0.9, seeds=ONE_SEED, label="m = 2, alpha 0.9"),
+                 negative(sym_gauss, m=3, mutation="bad bbar", seeds=ONE_SEED),
+                 negative(sym_gauss, m=2, mutation=P_EXPONENT_M, seeds=ONE_SEED),
+                 negative(sym_broken, m=3, seeds=ONE_SEED)],
+       judged_by="as thm4.3 (48 seeds in quick, 96 otherwise; one init scale), and a success must also have normalised "
+                 "margin >= (1 - 2 ln(n)/Q) times the exact global optimum (1+alpha)/4 gamma_lin (Thm 4.2) at the last "
+                 "horizon Q, else it is undecided; Clopper-Pearson (99%) vs 1 - 2^-(m-1), undecided seeds counted neither "
+                 "way; power: the exponent-m control must be refuted",
        timeout_s=600)
 def cor4_4(fx):
     ev = Evidence()
@@ -434,52 +470,74 @@ def cor4_4(fx):
         return ev
     X, y, al, m = fx["X"], fx["y"], fx["alpha"], fx["m"]
     w_star, _ = svm(X, y)
-    B = 10 if fx.profile == "quick" else 24
+    B = 48 if fx.profile == "quick" else 96
     H = [100, 400, 1600] if fx.profile == "quick" else [250, 1000, 4000]
+    p = 1 - 2.0 ** (-(m if fx.mutated(P_EXPONENT_M) else m - 1))
     _, _, b, runs = small_init_runs(fx, B, [fx["sigma"]], H, bad_b=fx.mutated("bad bbar"))
     (o, fd, rho), = _outcomes(fx, runs, lambda Z: (1 + al) / 4 * Z @ w_star, (1 + al) / 4)
     near_max = rho[-1] >= 1 - 2 * np.log(len(y)) / H[-1]      # softmin smoothing costs up to ln(n)/Q
     o = np.where((o == 1) & ~near_max, -1, o)
-    succ, undec = int(np.sum(o == 1)), int(np.sum(o == -1))
-    judge_binomial("P(global-max-margin direction)", succ + undec, B, 1 - 2.0 ** (-(m - 1)), confidence=0.99, evidence=ev)
-    ev.record(successes=succ, undecided=undec, good_bbar=int(good_embedding(b).sum()), final_margin_ratio=rho[-1])
+    succ, decided, undec = _seed_counts(o)
+    judge_binomial("P(global-max-margin direction)", succ, decided, p, undecided=undec, confidence=0.99, evidence=ev)
+    ev.record(successes=succ, decided=decided, undecided=undec, good_bbar=int(good_embedding(b).sum()),
+              final_margin_ratio=rho[-1])
     return ev
-
-
-not_checkable("lyu2021.thm4.2", reason="checked through its sub-claims: the symmetrisation identity, the pointwise "
-              "upper bound, attainment by the linear net, the exact 2-D global oracle and a local structure search",
-              **{**cat.item("thm4.2"), "uses": cat.uses("thm4.2") + [
-                  "lyu2021.thm4.2.sym_identity", "lyu2021.thm4.2.upper_bound", "lyu2021.thm4.2.attained",
-                  "lyu2021.thm4.2.oracle", "lyu2021.thm4.2.structure"]})
 
 
 # ---------------------------------------------------------------------------------------------
-# Sec. 4.3 in-text claim <mu, w*> >= 1 (E4)
+# Sec. 4.3 in-text claim <mu, w_*> >= 1. The paper prints w_* (subscript), a symbol it never defines, right after
+# Assumption 3.2 ("there exists w with y_i <w, x_i> >= 1"): read as such a separator the claim holds (each term is
+# >= 1). Read as the unit max-margin separator w^* of Def 3.3 (superscript) it fails; that reading is the
+# harness's, so it is registered as a derived statement, never an erratum.
+
+MEAN_GE_MAX = "<mu, w_*> >= max_i y_i <w_*, x_i> (mean at least the max)"
 
 
-@claim("lyu2021.obs.sec4.3.mu_wstar", kind="claim", title="Sec. 4.3: <mu, w*> >= 1 (as printed)",
-       statement=r"$\langle\mu, w^*\rangle = \frac1n\sum_iy_i{w^*}^\top x_i \ge 1$ (used to make $\pm\bar\mu$ well aligned).",
-       hypotheses=[separable], uses=["lyu2021.def3.3", "lyu2021.asm3.2"],
-       fixtures=[random(sym_gauss), random(gen_gauss), adv(sym_collinear), negative(sym_broken)], expected="refuted",
-       expected_reason="E4: for unit w* and ||x_i|| <= 1 every term is <= 1, so <mu, w*> <= 1 with equality only in degenerate "
-                       "cases; what holds is <mu, w*> >= gamma_lin > 0",
-       judged_by="exact evaluation")
+def _separators(fx):
+    """Separators meeting Asm 3.2 with min_i y_i <w, x_i> = 1 exactly: the SVM solution w*/gamma_lin and 20 random
+    separators near it, each scaled to unit minimum margin."""
+    X, y = fx["X"], fx["y"]
+    w, g = svm(X, y)
+    out = [w / g]
+    for _ in range(20):
+        v = w + 0.3 * fx.rng.normal(size=w.size)
+        gv = float(np.min(y * (X @ v)))
+        if gv > 0:
+            out.append(v / gv)
+    return out
+
+
+@claim("lyu2021.obs.sec4.3.mu_wstar", kind="claim", title="Sec. 4.3: <mu, w_*> >= 1 for a separator of Asm 3.2",
+       statement=r"$\langle\mu, w_*\rangle = \frac1n\sum_iy_iw_*^\top x_i \ge 1$, with $w_*$ a separator of Asm 3.2 "
+                 r"($y_i\langle w_*, x_i\rangle \ge 1$ for all $i$; the paper prints $w_*$, not the unit $w^*$).",
+       hypotheses=[separable], uses=["lyu2021.asm3.2"],
+       fixtures=[random(sym_gauss), random(gen_gauss), adv(sym_collinear, label="nearly collinear data"),
+                 adv(gen_gauss, gap=1e-4, label="margin near 0"), adv(sym_n2, label="n = 2"),
+                 negative(gen_contradictory), negative(gen_gauss, mutation=MEAN_GE_MAX)],
+       judged_by="exact evaluation at the SVM solution w*/gamma_lin and 20 random separators scaled to unit minimum "
+                 "margin (relative 1e-12); extremes: margins near 0, nearly collinear data, n = 2")
 def obs_mu_wstar(fx):
     ev = Evidence()
-    w, _ = svm(fx["X"], fx["y"])
-    ev.ge("<mu, w*>", float(fx["mu"] @ w), 1.0, rtol=1e-12)
+    X, y = fx["X"], fx["y"]
+    ws = _separators(fx)
+    mean = np.array([float(fx["mu"] @ w) for w in ws])
+    bound = np.array([float(np.max(y * (X @ w))) for w in ws]) if fx.mutated(MEAN_GE_MAX) else np.ones(len(ws))
+    ev.forall("<mu, w_*> vs 1 over separators with min_i y_i <w_*, x_i> = 1", mean, bound, relation=">=", rtol=1e-12)
     return ev
 
 
-@claim("lyu2021.obs.sec4.3.mu_wstar.amended", kind="claim", amends="lyu2021.obs.sec4.3.mu_wstar",
-       title="Sec. 4.3 (amended): <mu, w*> >= gamma_lin > 0",
-       statement=r"$\langle\mu, w^*\rangle \ge \gamma_{lin} = \min_iy_i\langle w^*, x_i\rangle > 0$.",
-       hypotheses=[separable], uses=["lyu2021.def3.3", "lyu2021.asm3.2"],
-       fixtures=[random(sym_gauss), random(gen_gauss), adv(sym_collinear), negative(gen_gauss, mutation="<mu, w*> >= max_i y_i <w*, x_i>")],
+@claim("lyu2021.obs.sec4.3.mu_wstar.unit", kind="claim", title="Sec. 4.3 read with the unit separator w^* (derived)",
+       statement=r"$\langle\mu, w^*\rangle \ge 1$ for the unit max-margin separator $w^*$ of Def 3.3.",
+       derived="the printed w_* read as the unit max-margin separator w^* (Def 3.3), a different symbol: with "
+               "||w^*|| = 1 and ||x_i|| <= 1 every term y_i <w^*, x_i> is <= 1, so the mean is < 1 unless every point "
+               "lies on the margin at distance 1; what holds is <mu, w^*> >= gamma_lin > 0",
+       hypotheses=[separable, unit_data], uses=["lyu2021.def3.3", "lyu2021.obs.sec4.3.mu_wstar"],
+       fixtures=[random(sym_gauss), random(gen_gauss), adv(sym_collinear), negative(gen_contradictory),
+                 negative(gen_gauss, mutation="<mu, w^*> >= 2")],
+       expected="refuted", expected_reason="the unit w^* gives <mu, w^*> <= max_i ||x_i|| = 1 (measured 0.2..0.6)",
        judged_by="exact evaluation (relative 1e-12)")
-def obs_mu_wstar_amended(fx):
+def obs_mu_wstar_unit(fx):
     ev = Evidence()
-    w, g = svm(fx["X"], fx["y"])
-    bound = float(np.max(fx["y"] * (fx["X"] @ w))) if fx.mutated() else g
-    ev.ge("<mu, w*> vs gamma_lin", float(fx["mu"] @ w), bound, rtol=1e-12)
+    w, _ = svm(fx["X"], fx["y"])
+    ev.ge("<mu, w^*>", float(fx["mu"] @ w), 2.0 if fx.mutated() else 1.0, rtol=1e-12)
     return ev
