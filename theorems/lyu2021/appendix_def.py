@@ -280,16 +280,18 @@ def lemE_11(fx):
 
 
 @claim("lyu2021.lemF.1", **cat.item("lemF.1"), hypotheses=[symmetric],
-       fixtures=[random(sym_gauss), random(sym_gauss, d=5, alpha=0.2), adv(sym_collinear), negative(sym_broken)],
+       fixtures=[random(sym_gauss), random(sym_gauss, d=5, alpha=0.2), adv(sym_collinear), negative(sym_broken),
+                 negative(sym_gauss, mutation="bound 1.05 instead of 1")],
        judged_by="20000 sampled (u1, u2) = (c1 w* + xi1, c2 w* + xi2), rescaled to feasibility, plus samples with "
                  "<u1, x_i> = 0 exactly: min_i y_i(h1 <u2, x_i> + h2 <u1, x_i>) >= 1 over all extreme h, up to 1e-12 times the "
-                 "magnitude of the summands (rounding)")
+                 "magnitude of the summands (rounding); power: the bound raised to 1.05 must be refuted (the bound is attained)")
 def lemF_1(fx):
     ev = Evidence()
     X, y, al = fx["X"], fx["y"], fx["alpha"]
     w, _ = svm(X, y)
     rng = fx.rng
-    worst, feas = np.inf, 0      # worst = min over samples of (value - 1) / (rounding scale of the sum)
+    bound = 1.05 if fx.mutated("bound 1.05 instead of 1") else 1.0
+    worst, feas = np.inf, 0      # worst = min over samples of (value - bound) / (rounding scale of the sum)
     for j in range(20000):
         u1 = rng.uniform(0.2, 3) * w + rng.uniform(0, 2) * rng.normal(size=w.size)
         u2 = rng.uniform(0.2, 3) * w + rng.uniform(0, 2) * rng.normal(size=w.size)
@@ -305,11 +307,11 @@ def lemF_1(fx):
             for h2 in (np.where(-z2 > 0, 1.0, np.where(-z2 < 0, al, al)), np.where(-z2 > 0, 1.0, np.where(-z2 < 0, al, 1.0))):
                 val = y * (h1 * z2 + h2 * z1)
                 scale = np.abs(h1 * z2) + np.abs(h2 * z1) + 1.0
-                worst = min(worst, float(np.min((val - 1) / scale)))
+                worst = min(worst, float(np.min((val - bound) / scale)))
     if feas == 0:
         return ev.inconclusive("no feasible sample")
-    ev.ge("min over samples, h of (y_i(h1 <u2,x_i> + h2 <u1,x_i>) - 1) / (|h1 <u2,x_i>| + |h2 <u1,x_i>| + 1)", worst, 0.0,
-          atol=1e-12)
+    ev.ge(f"min over samples, h of (y_i(h1 <u2,x_i> + h2 <u1,x_i>) - {bound:g}) / (|h1 <u2,x_i>| + |h2 <u1,x_i>| + 1)",
+          worst, 0.0, atol=1e-12)
     ev.record(feasible_samples=feas)
     return ev
 

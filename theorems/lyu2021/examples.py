@@ -128,9 +128,10 @@ def ex_I2_1(fx):
        statement=r"On OS data, along gradient flow $\mathrm{sgn}(a_ky_i)\langle w_k, x_i\rangle$ is non-decreasing: "
                  r"$\mathrm{sgn}(a_ky_i)\langle -\partial L/\partial w_k, x_i\rangle \ge 0$ for every Clarke element.",
        hypotheses=[orth_sep], uses=["lyu2021.defH.1"],
-       fixtures=[random(os_cones), random(os_cones, d=5), negative(sym_gauss, alpha=0.0)],
+       fixtures=[random(os_cones), random(os_cones, d=5), negative(sym_gauss, alpha=0.0),
+                 negative(os_cones, mutation="non-increasing (the opposite direction)")],
        judged_by="every extreme Clarke element at 300 random theta (a third on kinks): min of sgn(a_k y_i)<-dL/dw_k, x_i> "
-                 "scaled by |a_k| ||x_i|| must be >= -1e-15")
+                 "scaled by |a_k| ||x_i|| must be >= -1e-15; power: the opposite direction must be refuted")
 def obs_os_monotone(fx):
     ev = Evidence()
     X, y, al = fx["X"], fx["y"], fx["alpha"]
@@ -144,6 +145,8 @@ def obs_os_monotone(fx):
         for g in G:
             gW = g[: W.size].reshape(W.shape)
             val = np.sign(a)[:, None] * y[None, :] * (-gW @ X.T) / (np.abs(a)[:, None] * np.linalg.norm(X, axis=1)[None, :] + 1e-300)
+            if fx.mutated("non-increasing (the opposite direction)"):
+                val = -val
             worst = min(worst, float(np.min(val)))
     ev.ge("min scaled sgn(a_k y_i)<-dL/dw_k, x_i>", worst, 0.0, atol=1e-15)
     return ev

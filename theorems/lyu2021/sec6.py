@@ -334,9 +334,9 @@ g9 = hypothesis("m = 1, a1(0) = ||w1(0)||, <w1(0), w*> > 0", _g9)
 
 @claim("lyu2021.thmG.9", **cat.item("thmG.9"), hypotheses=[separable, g9],
        fixtures=[random(one_neuron), random(one_neuron, base="sym", d=4), adv(one_neuron, d=5, n=40, scale=3.0),
-                 negative(one_neuron, sign=-1.0)],
+                 negative(one_neuron, sign=-1.0), negative(one_neuron, mutation="target (w+, 1/2) (unbalanced layers)")],
        judged_by="GD then normalised GD to margin horizons; parameter distance to (w+, 1)/sqrt2 judged by judge_trend "
-                 "(tolerance 1e-2)")
+                 "(tolerance 1e-2); power: the unbalanced target (w+, 1/2)/||.|| must be refuted (a plateau above tolerance)")
 def thmG_9(fx):
     ev = Evidence()
     if not holds(g9, fx):
@@ -349,7 +349,8 @@ def thmG_9(fx):
     run = ngd_horizons(W, a, X, y, al, H, eta=1e-2, q_ref=200)
     if not run.reached[-1, 0]:
         return ev.inconclusive("last horizon not reached")
-    tgt = np.concatenate([wp, [1.0]]) / np.sqrt(2)
+    tgt = np.concatenate([wp, [0.5 if fx.mutated("target (w+, 1/2) (unbalanced layers)") else 1.0]])
+    tgt = tgt / np.linalg.norm(tgt)
     dist = []
     for j in range(len(H)):
         th = np.concatenate([run.W[j, 0, 0], run.a[j, 0]])
