@@ -82,3 +82,29 @@ def test_every_paper_registered():
         assert x["checkable"] or x["reason"], x["id"]
         if x["checkable"]:
             assert x["negative_controls"] >= 1, x["id"]
+
+
+def _catalogue():
+    r = subprocess.run([sys.executable, "-m", "verify", "list", "--json"], capture_output=True, text=True,
+                       cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def test_every_checkable_claim_has_a_powered_control():
+    """Power: a control that meets the hypotheses and mutates the conclusion (not only a broken hypothesis)."""
+    lacking = [x["id"] for x in _catalogue() if x["checkable"] and x["powered_controls"] < 1]
+    assert lacking == []
+
+
+def test_every_expected_refutation_is_an_erratum_or_a_derived_statement():
+    """Only printed statements are errata, each with its kind, place, reading and second method; a refuted
+    statement the harness derived says so."""
+    items = _catalogue()
+    bare = [x["id"] for x in items if x["expected"] == "refuted" and not (x["erratum"] or x["derived"])]
+    assert bare == []
+    incomplete = [x["id"] for x in items if x["erratum"]
+                  and not all(x["erratum"].get(k) for k in ("kind", "location", "reading", "second_method"))]
+    assert incomplete == []
+    both = [x["id"] for x in items if x["erratum"] and x["derived"]]
+    assert both == []
