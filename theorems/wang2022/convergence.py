@@ -408,10 +408,10 @@ ANY_SCALE = "'sufficiently close to zero' dropped: the tolerance at every scale 
        derived="the clause 'sufficiently close to zero' of Theorem 4 (amended: given H_types) read as the limit r0 -> 0 "
                "of the training outcome at a fixed horizon q_min = 80",
        uses=["wang2022.thm4"], hypotheses=[orthogonally_separable],
-       fixtures=[random(os_cones, profiles=("standard", "thorough")),
+       fixtures=[random(os_cones),
                  random(os_cones, d=4, Np=5, Nn=5, profiles=("standard", "thorough")),
                  adversarial(shared_os_near_boundary),
-                 negative(os_cones, mutation=ANY_SCALE, profiles=("standard", "thorough"))],
+                 negative(os_cones, mutation=ANY_SCALE)],
        judged_by="10 seeds per scale (m = 10, eta = 0.02 / L), H_types runs only; judge_trend on the worst R/P* - 1 "
                  "(tolerance 3e-2, jitter floor 3e-3) along 1/r0, and Clopper-Pearson at r0 = 1e-4 over the decided runs")
 def thm4_r0_series(fx):
