@@ -141,3 +141,47 @@ def test_declared_precision_and_arrays():
     assert diff_records(rec({"errors": [0.1, 0.01]}), rec({"errors": [0.1, 0.01 + 1e-15]}))["moved"] == []
     assert len(diff_records(rec({"errors": [0.1, 0.01]}), rec({"errors": [0.1, 0.02]}))["moved"]) == 1
     assert len(diff_records(rec({"errors": [0.1, 0.01]}), rec({"errors": [0.1]}))["moved"]) == 1
+
+
+def test_a_claim_declared_reproducible_widens_only_its_untracked_floats():
+    def rec(q, reproducible=None, precision=None):
+        r = result_line("p.t", "0.0", S.PASS, quantities=q)
+        r["evidence"]["precision"] = precision or {}
+        if reproducible is not None:
+            r["evidence"]["reproducible"] = reproducible
+        return pair("p.t", r)
+
+    wide = {"rtol": 1e-3, "atol": 1e-8}
+    # a trajectory's endpoint 5e-4 apart: a move by default, within a declared 1e-3
+    assert diff_records(rec({"d": 1.0}, wide), rec({"d": 1.0005}, wide))["moved"] == []
+    assert len(diff_records(rec({"d": 1.0}, wide), rec({"d": 1.002}, wide))["moved"]) == 1
+    # a residual near zero: within the declared absolute precision
+    assert diff_records(rec({"r": 1e-10}, wide), rec({"r": 5e-9}, wide))["moved"] == []
+    # a quantity tracked at its own precision keeps it
+    tight = {"d": {"rtol": 1e-6, "atol": None}}
+    assert len(diff_records(rec({"d": 1.0}, wide, tight), rec({"d": 1.0005}, wide, tight))["moved"]) == 1
+    # "verdict": untracked floats are left to the verdict; tracked ones are still compared
+    assert diff_records(rec({"best": 3.29}, "verdict"), rec({"best": 3.01}, "verdict"))["moved"] == []
+    assert len(diff_records(rec({"d": 1.0}, "verdict", tight), rec({"d": 1.1}, "verdict", tight))["moved"]) == 1
+
+
+def test_reproducible_is_validated_at_registration():
+    import pytest
+
+    from verify import Evidence, claim, family, negative, random
+    from verify.claims import Registry
+    from verify.errors import UsageError
+
+    reg = Registry()
+
+    @family("p.fam")
+    def fam(rng):
+        return {}
+
+    for bad in ("sometimes", {"rtol": 2.0}, {"digits": 3}):
+        with pytest.raises(UsageError, match="reproducible"):
+            claim("p.bad", kind="claim", statement="s", fixtures=[random(fam), negative(fam, mutation="m")],
+                  reproducible=bad, registry=reg)(lambda fx: Evidence())
+    claim("p.good", kind="claim", statement="s", fixtures=[random(fam)], reproducible={"rtol": 1e-3},
+          registry=reg)(lambda fx: Evidence())
+    assert reg["p.good"].describe()["reproducible"] == {"rtol": 1e-3}

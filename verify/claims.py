@@ -383,6 +383,7 @@ class Claim:
     derived: str = ""
     variant: str = ""
     seed_key: str = ""
+    reproducible: Any = None
 
     @property
     def checkable(self) -> bool:
@@ -412,6 +413,7 @@ class Claim:
             "variant": self.variant or None,
             "amends": self.amends, "judged_by": self.judged_by, "proxy": self.proxy,
             "timeout_s": self.timeout_s, "source": self.source, "tags": list(self.tags),
+            "reproducible": self.reproducible,
         }
 
 
@@ -532,7 +534,7 @@ def claim(cid: str, *, kind: str, statement: str, hypotheses: Sequence[Hypothesi
           title: str = "", expected: str | None = None, expected_reason: str = "",
           amends: str | None = None, judged_by: str = "", timeout_s: float = S.DEFAULT_TIMEOUT_S,
           tags: Sequence[str] = (), erratum: Erratum | None = None, derived: str = "",
-          registry: Registry | None = None) -> Callable:
+          reproducible: Any = None, registry: Registry | None = None) -> Callable:
     """Decorator registering a checkable claim; the decorated function is its check.
 
     ``expected`` records a known outcome other than verified (``"refuted"`` for a printed statement
@@ -543,8 +545,20 @@ def claim(cid: str, *, kind: str, statement: str, hypotheses: Sequence[Hypothesi
     ``amends`` names the printed claim an amended claim replaces. ``judged_by`` says how a limit or
     probability is judged (trend over horizons, confidence interval over seeds) and, for a claim over
     a class, which extremes of the class its fixtures cover.
+
+    ``reproducible`` says how far the check's recorded floats reproduce on another machine, where
+    long trajectories turn rounding differences between BLAS kernels into visible changes: ``{"rtol":
+    r, "atol": a}`` (the baseline compares untracked floats at that precision, measured by
+    ``tools/cross_machine.py``), or ``"verdict"`` for outcomes of chaotic dynamics (a search's best
+    point, which seed converged where), compared through the verdict alone. Default: every float
+    compares at the precision of the fixture's comparisons (see ``verify.diff``).
     """
     _validate_common(cid, kind, statement)
+    if reproducible is not None and reproducible != "verdict":
+        ok = isinstance(reproducible, dict) and set(reproducible) <= {"rtol", "atol"} and all(
+            isinstance(v, (int, float)) and 0 <= v < 1 for v in reproducible.values())
+        if not ok:
+            raise UsageError(f"claim {cid!r}: reproducible must be 'verdict' or a dict with rtol and/or atol in [0, 1)")
     for h in hypotheses:
         if not isinstance(h, Hypothesis):
             raise UsageError(f"claim {cid!r}: hypothesis {h!r} is not declared with hypothesis()")
@@ -569,7 +583,7 @@ def claim(cid: str, *, kind: str, statement: str, hypotheses: Sequence[Hypothesi
         source = reg.current_source or fn.__module__
         common = dict(paper=paper or _paper_of(cid), kind=kind, hypotheses=tuple(hypotheses), uses=tuple(uses),
                       fixtures=tuple(fixtures), check=fn, judged_by=judged_by, timeout_s=float(timeout_s),
-                      source=source, tags=tuple(tags))
+                      source=source, tags=tuple(tags), reproducible=reproducible)
         reg.add(Claim(id=cid, statement=statement, title=title, expected=expected,
                       expected_reason=expected_reason or (erratum.summary if erratum else ""), amends=amends,
                       erratum=erratum, derived=derived, variant="printed" if erratum and erratum.amended else "",

@@ -126,6 +126,8 @@ def _run_task(task: Task, global_seed: int, run_id: str, registry: Registry) -> 
     if crashed:
         return finish(rec, S.ERROR)
     rec["evidence"] = ev.to_dict()
+    if claim.reproducible is not None:
+        rec["evidence"]["reproducible"] = claim.reproducible
     untested = fx.untested_mutation() if hyp_ok else None
     if untested:  # a control that cannot fail is a mistake in the claim, not a verdict on it
         return finish(rec, S.ERROR, untested)

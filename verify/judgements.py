@@ -143,8 +143,12 @@ def judge_trend(name: str, scales: Sequence[float], errors: Sequence[float], tol
     if raw.size != s_all.size:
         return ev.inconclusive(f"{name}: {raw.size} errors for {s_all.size} {scale_label}s")
     e_all = np.maximum(raw, floor) if floor > 0 else raw
+    # Precision for the baseline, derived from the judgement's own tolerance: errors a hundredth of the
+    # tolerance apart cannot change how the series is judged (the verdict itself is compared exactly);
+    # the extrapolated limit and the tail slope are fits, compared at a tenth of the tolerance and 0.01.
+    res = tol / 100
     if floor > 0:
-        ev.record(**{f"{name}: raw errors": raw.copy()})
+        ev.track(f"{name}: raw errors", raw.copy(), rtol=1e-6, atol=res)
     if not np.all(np.isfinite(e_all)):
         return ev.inconclusive(f"{name}: non-finite error along the series")
     e, s = e_all[transient:], s_all[transient:]
@@ -157,9 +161,12 @@ def judge_trend(name: str, scales: Sequence[float], errors: Sequence[float], tol
     limit = extrapolate_limit(s, e)
     prev = extrapolate_limit(s[:-1], e[:-1]) if e.size >= 4 else None
     spread = abs(limit - prev) if limit is not None and prev is not None else None
-    ev.record(**{f"{name}: errors": e_all, f"{name}: {scale_label}s": s_all, f"{name}: last error": last,
-                 f"{name}: tail log-log slope": slope, f"{name}: fitted limit": limit,
-                 f"{name}: fitted limit spread": spread})
+    ev.track(f"{name}: errors", e_all, rtol=1e-6, atol=res)
+    ev.record(**{f"{name}: {scale_label}s": s_all})
+    ev.track(f"{name}: last error", last, rtol=1e-6, atol=res)
+    ev.track(f"{name}: tail log-log slope", slope, rtol=1e-6, atol=0.01)
+    ev.track(f"{name}: fitted limit", limit, rtol=1e-6, atol=tol / 10)
+    ev.track(f"{name}: fitted limit spread", spread, rtol=1e-6, atol=tol / 10)
     if plot:
         ev.add_series(f"{name} along the {scale_label}s", s_all, {"error": e_all, "tolerance": np.full(e_all.size, tol)},
                       xlabel=scale_label, ylabel="error", logx=bool(np.all(s_all > 0)), logy=bool(np.all(e_all > 0)))
@@ -219,7 +226,9 @@ def judge_slope(name: str, x: Sequence[float], y: Sequence[float], *, predicted:
     dof = xs.size - 2
     resid = ly - A @ coef
     se = float(math.sqrt(float(resid @ resid) / dof / float(((lx - lx.mean()) ** 2).sum()))) if dof > 0 else float("nan")
-    ev.record(**{f"{name}: fitted slope": slope, f"{name}: slope standard error": se})
+    # The slope is compared at a tenth of its tolerance; its standard error describes the fit and is shown.
+    ev.track(f"{name}: fitted slope", slope, rtol=1e-6, atol=atol / 10)
+    ev.show(**{f"{name}: slope standard error": se})
     detail = f"fitted {slope:.3f} +- {se:.2g} over {xs.size} points"
     if relation == "==":
         ev.close(f"{name}: log-log slope", slope, predicted, rtol=0.0, atol=atol, detail=detail)
