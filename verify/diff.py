@@ -12,8 +12,8 @@ own ``rtol``/``atol``, any other float at the loosest relative tolerance of the 
 match). Integers and booleans (counts of evaluations, iterations, seeds that reached an outcome) are
 shown, never compared: cost counters are not regressions, and outcomes of chaotic dynamics are judged
 through the claim's verdict. Values stored with ``Evidence.show`` are never compared. A claim declared
-``reproducible={"rtol": r, "atol": a}`` (long trajectories, measured across BLAS kernels) widens the
-default for its untracked floats to that precision; ``reproducible="verdict"`` leaves them to the verdict.
+``reproducible={"rtol": r, "atol": a}`` (long trajectories, measured across BLAS kernels) compares all
+its floats at no finer precision than that; ``reproducible="verdict"`` leaves them to the verdict.
 """
 
 from __future__ import annotations
@@ -129,21 +129,19 @@ def _moved(old: dict, new: dict) -> list[dict]:
     rtol_default = max(quantity_rtol(old), quantity_rtol(new))
     atol_default = QUANTITY_ATOL
     repro = [e.get("reproducible") for e in (eo, en) if e.get("reproducible") is not None]
-    if "verdict" in repro:      # outcomes of chaotic dynamics: judged through the verdict alone
-        repro_floats = {n for n in qo if n not in declared}
-    else:
-        repro_floats = set()
-        for r in repro:
-            rtol_default = max(rtol_default, r.get("rtol") or 0.0)
-            atol_default = max(atol_default, r.get("atol") or 0.0)
+    verdict_only = "verdict" in repro      # outcomes of chaotic dynamics: judged through the verdict alone
+    floor_rtol = max([r.get("rtol") or 0.0 for r in repro if isinstance(r, dict)], default=0.0)
+    floor_atol = max([r.get("atol") or 0.0 for r in repro if isinstance(r, dict)], default=0.0)
+    rtol_default, atol_default = max(rtol_default, floor_rtol), max(atol_default, floor_atol)
     out = []
     for name in sorted(set(qo) & set(qn)):
         a, b = _floats(qo[name]), _floats(qn[name])
-        if a is None or b is None or name in repro_floats:
+        if a is None or b is None or verdict_only:
             continue
         prec = declared.get(name) or {}
-        rtol = prec.get("rtol") if prec.get("rtol") is not None else rtol_default
-        atol = prec.get("atol") if prec.get("atol") is not None else atol_default
+        # a claim's declared reproducibility bounds every precision, its tracked quantities' too
+        rtol = max(prec["rtol"], floor_rtol) if prec.get("rtol") is not None else rtol_default
+        atol = max(prec["atol"], floor_atol) if prec.get("atol") is not None else atol_default
         if len(a) != len(b):
             out.append({"claim": new["claim"], "task_id": new["task_id"], "seed": new.get("seed"), "quantity": name,
                         "old": qo[name], "new": qn[name], "change": math.inf, "tolerance": 0.0, "rtol": rtol,
