@@ -218,6 +218,27 @@ def test_tightest_room_and_loose():
     assert st["loose"] and st["status"] == S.VERIFIED and st["as_expected"]  # loose is a mark, not a failure
     st = claim_status(c, [_res("p.a", "random", "pass"), powered])
     assert st["tightest_room"] is None and not st["loose"]
+    # a companion rate check that passed on the fixture where the bound has room carries the claim
+    rated = _res("p.a", "random", "pass", room=2500.0)
+    rated["evidence"]["rate_checked"] = True
+    st = claim_status(c, [rated, powered])
+    assert st["tightest_room"] == 2500.0 and not st["loose"] and st["rate_checked"]
+    st = claim_status(c, [rated, _res("p.a", "adversarial", "pass", room=900.0), powered])
+    assert st["loose"] and not st["rate_checked"]
+
+
+def test_judge_slope_marks_its_comparison_as_a_rate_check():
+    from verify import Evidence, judge_slope
+
+    ev = Evidence()
+    ev.le("error <= C eps", 1e-6, 1.0)
+    assert ev.tightest_room == 1e6 and not ev.rate_checked
+    x = np.array([1e-3, 1e-2, 1e-1])
+    judge_slope("error vs eps", x, 2 * x, predicted=1.0, relation=">=", evidence=ev, plot=False)
+    assert ev.rate_checked and ev.to_dict()["rate_checked"]
+    bad = Evidence()
+    judge_slope("error vs eps", x, 2 * x, predicted=2.0, relation=">=", evidence=bad, plot=False)
+    assert not bad.rate_checked and bad.holds is False
 
 
 def _ok(x, verdict="pass"):

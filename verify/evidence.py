@@ -87,6 +87,7 @@ class Comparison:
     count: int | None = None
     required: bool = True
     room: float | None = None
+    rate: bool = False
 
     @property
     def empty(self) -> bool:
@@ -98,7 +99,7 @@ class Comparison:
             "name": self.name, "relation": self.relation, "measured": self.measured,
             "predicted": self.predicted, "tolerance": self.tolerance, "holds": self.holds,
             "slack": self.slack, "detail": self.detail, "role": self.role, "depends": self.depends,
-            "count": self.count, "required": self.required, "room": self.room,
+            "count": self.count, "required": self.required, "room": self.room, "rate": self.rate,
         })
 
 
@@ -370,6 +371,12 @@ class Evidence:
         r = [c.room for c in self.conclusions if c.holds and c.room is not None]
         return min(r) if r else None
 
+    @property
+    def rate_checked(self) -> bool:
+        """Whether a companion rate check (a fitted exponent against the printed one, ``judge_slope``)
+        passed: it carries the strength a bound with much room lacks."""
+        return any(c.rate and c.holds for c in self.conclusions)
+
     def to_dict(self) -> dict:
         verdict, reason = self.outcome
         return _num({
@@ -378,6 +385,7 @@ class Evidence:
             "outcome_reason": reason,
             "slack": self.slack,
             "tightest_room": self.tightest_room,
+            "rate_checked": self.rate_checked,
             "comparisons": [c.to_dict() for c in self.comparisons],
             "quantities": self.quantities,
             "precision": self.precision,

@@ -238,6 +238,7 @@ def judge_slope(name: str, x: Sequence[float], y: Sequence[float], *, predicted:
         ev.ge(f"{name}: log-log slope", slope, predicted, rtol=0.0, atol=atol, detail=detail, room=None)
     else:
         raise ValueError(f"relation must be '==', '<=' or '>=', got {relation!r}")
+    ev.comparisons[-1].rate = True      # a rate check: a bound with much room on this fixture is not loose
     if plot:
         ev.add_series(f"{name} (log-log)", xs, {ylabel or "y": ys, f"fit, slope {slope:.2f}": np.exp(A @ coef)},
                       xlabel=xlabel, ylabel=ylabel, logx=True, logy=True)

@@ -27,7 +27,7 @@ Claim status (over its fixtures; "positive" = random and adversarial fixtures)
 7. no mutated-conclusion control was refuted by the check (power not shown) -> unguarded
 8. otherwise                                      -> verified; "fully verified" when every claim it
    uses is verified too, and "loose" when its tightest passing comparison had more than
-   ``settings.LOOSE_ROOM`` room.
+   ``settings.LOOSE_ROOM`` room on a fixture where no companion rate check (``judge_slope``) passed.
 
 A claim's outcome is as expected when its status is ``verified`` (or its recorded expectation) and,
 for an expected refutation, its negative controls were still caught. Exit code: 0 when every claim
@@ -174,14 +174,20 @@ def claim_status(claim: dict, results: list[dict]) -> dict:
         unexpected = [r for r in unexpected if r["verdict"] != S.REFUTED]
         if caught < len(neg) or any(r["verdict"] == S.ERROR for r in results):
             as_expected = False
-    rooms = [x for x in (_room(r) for r in pos if r["verdict"] == S.PASS) if x is not None]
+    passed = [r for r in pos if r["verdict"] == S.PASS]
+    rooms = [x for x in (_room(r) for r in passed) if x is not None]
     tightest = min(rooms) if rooms else None
+    # A bound that passes with much room is loose unless a companion rate check (a fitted exponent
+    # against the printed one) passed on that fixture too.
+    unrated = [x for r in passed if (x := _room(r)) is not None and x > S.LOOSE_ROOM
+               and not (r.get("evidence") or {}).get("rate_checked")]
     return {
         "id": claim["id"], "paper": claim.get("paper"), "status": status, "expected": expected,
         "as_expected": as_expected, "counts": dict(counts),
         "negative_controls": {"total": len(neg), "caught": caught, "powered": powered},
         "tightest_room": tightest,
-        "loose": bool(status == S.VERIFIED and tightest is not None and tightest > S.LOOSE_ROOM),
+        "loose": bool(status == S.VERIFIED and tightest is not None and tightest > S.LOOSE_ROOM and unrated),
+        "rate_checked": bool(passed) and all((r.get("evidence") or {}).get("rate_checked") for r in passed),
         "vacuous_fixtures": sum(1 for r in pos if r["verdict"] == S.VACUOUS),
         "unexpected": [r["task_id"] for r in unexpected if "task_id" in r],
         "fully_verified": False,

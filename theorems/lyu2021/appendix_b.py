@@ -370,7 +370,8 @@ _b11_fx = [random(sym_gauss), random(gen_gauss, d=5), adv(hinted), negative(sym_
 
 @claim("lyu2021.lemB.11", **cat.item("lemB.11"), hypotheses=[unit_data], fixtures=_b11_fx,
        judged_by="300 random theta (||theta||_M in [1e-3, 3], a third on kinks): every extreme Clarke element of L minus "
-                 "grad L~, per block, divided by the bound; must be <= 1 (ratio recorded; |l''| <= 1/4 leaves slack)")
+                 "grad L~, per block, divided by the bound; must be <= 1 (ratio recorded). Loose by design: the printed constant m "
+                 "ignores |l''| <= 1/4 and the sum over points, and the largest ratio found is about 1/43")
 def lemB_11(fx):
     ev = Evidence()
     rw, ra, _, _ = _b11_ratios(fx, 1 if fx.mutated() else 0)
@@ -590,7 +591,8 @@ def _b19_start(fx, rng):
        fixtures=[random(sym_gauss, m=3), random(gen_gauss, m=4), negative(gen_gauss, m=3, mutation="theta0 = 0")],
        judged_by="GD (eta 0.05, time t = k eta) from a start meeting the neuron condition: sign(a_k) constant, first time with "
                  "L < ln2/n below the proof's bound (L(0) - ln2/n)/(c_k (alpha gamma*/(2n))^2) [E8: c_k, not c_k^2], then "
-                 "log L decreasing and ||theta|| increasing along 4 horizons")
+                 "log L decreasing and ||theta|| increasing along 4 horizons. The theorem states no time; the bound is "
+                 "the proof's crude one (GD reaches ln2/n about 4e5 times sooner), so no room is claimed for it")
 def thmB_19(fx):
     ev = Evidence()
     X, y, al = fx["X"], fx["y"], fx["alpha"]
@@ -618,7 +620,7 @@ def thmB_19(fx):
             nr.append(float(np.sqrt(parameter_norm_sq(W, a))))
     ev.true("neuron condition holds at theta0", cond, detail=f"c_k = {ck:.3g}")
     ev.true("sign(a_k) constant", bool(np.sign(a[0]) == s0))
-    ev.le("time to reach L < ln2/n vs proof bound", t_hit if t_hit is not None else np.inf, bound, rtol=0.0)
+    ev.le("time to reach L < ln2/n vs proof bound", t_hit if t_hit is not None else np.inf, bound, rtol=0.0, room=None)
     if len(ll) == 4:
         ev.true("log L decreasing along horizons", bool(np.all(np.diff(ll) < 0)), detail=str(np.round(ll, 3)))
         ev.true("||theta|| increasing along horizons", bool(np.all(np.diff(nr) > 0)), detail=str(np.round(nr, 3)))
