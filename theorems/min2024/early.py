@@ -78,6 +78,13 @@ def _direction_error(X, y, W, v, s, loss, leak):
     return np.linalg.norm(diff, axis=1)
 
 
+def _boundary_cosine(X, W) -> float:
+    """min over neurons and points of |cos(w_j, x_i)|: 0 when a neuron lies on an activation boundary."""
+    nw = np.linalg.norm(W, axis=1, keepdims=True)
+    nx = np.linalg.norm(X, axis=1)[None, :]
+    return float(np.min(np.abs(W @ X.T) / np.maximum(nw * nx, 1e-300)))
+
+
 def _balance_floor(X, y, W, v, s, leak):
     """The part of the measured direction error due to the integrator's balance drift (the flow keeps v_j = s_j
     ||w_j|| exactly): ``max_j |v_j / (s_j ||w_j||) - 1| ||x_a(w_j)||`` (a numerical floor)."""
@@ -122,9 +129,18 @@ def lem1(fx):
     t, W, v, T, eps, ok = _direct_run(fx)
     X, y, s = fx["X"], fx["y"], fx["s"]
     bound = 4 * eps * c.n * np.sqrt(c.h) * c.x_max ** 2 * c.w_max ** 2
-    err = max(float(_direction_error(X, y, W[k], v[k], s, fx["loss"], fx["leak"]).max()) for k in range(len(t)))
+    errs = np.array([float(_direction_error(X, y, W[k], v[k], s, fx["loss"], fx["leak"]).max()) for k in range(len(t))])
+    # On an activation boundary (a neuron sliding along <w_j, x_i> = 0) the solution moves with the Filippov
+    # field, not the one-sided x_a(w_j) the error is measured against: a time on a boundary whose one-sided
+    # error exceeds the bound cannot be judged (validity); one within the bound passes under either reading.
+    cos = np.array([_boundary_cosine(X, W[k]) for k in range(len(t))])
+    unjudged = (cos < 1e-9) & (errs > bound * (1 + 1e-9))
+    err = float(errs[~unjudged].max()) if (~unjudged).any() else float("nan")
     if T <= 0:
         ev.note(f"T = {T:.3g} <= 0: the lemma is vacuous on this fixture")
+    ev.valid("no time on an activation boundary with a one-sided direction error above the bound",
+             not unjudged.any(), detail=f"{int(unjudged.sum())} of {len(t)} times; min |cos(w_j, x_i)| {cos.min():.2g}")
+    ev.show(min_boundary_cosine=float(cos.min()), boundary_times_unjudged=int(unjudged.sum()))
     ev.le("max_{j, t<=T} direction error", err, bound, rtol=1e-9)
     ev.record(T=T, eps=eps, error=err, bound=bound, error_over_bound=err / bound)
     if not ok:
