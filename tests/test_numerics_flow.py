@@ -96,6 +96,26 @@ def test_sliding_leaky_exits_on_the_inactive_side():
     assert abs(q[0] - np.log(7 / 3)) <= 1e-9
 
 
+def test_two_neurons_leaving_one_plane_together_both_exit(monkeypatch):
+    """Two copies (w, a)/sqrt2 of the exiting neuron compute the same function and slide on the same plane with
+    the same Filippov weight, so both must leave at the exit time of the single neuron (a second exit whose weight
+    is already past 0 when the first is handled was once missed, and that neuron slid on for good)."""
+    W, a, X, y = _sliding_fixture()
+    one = flow.integrate_flow(W, a, X, y, alpha=0.3, t_end=30.0, t_eval=[5.0, 30.0])
+    W2, a2 = np.vstack([W, W]) / np.sqrt(2), np.concatenate([a, a]) / np.sqrt(2)
+    from verify.numerics import _jit
+
+    for jit in (True, False):          # the compiled loop and the numpy path
+        monkeypatch.setattr(_jit, "ENABLED", jit and _jit.ENABLED)
+        two = flow.integrate_flow(W2, a2, X, y, alpha=0.3, t_end=30.0, t_eval=[5.0, 30.0])
+        assert two.success, two.message
+        exits = [e for e in two.events if e[1] == "exit"]
+        assert len(exits) == 2 and {e[2] for e in exits} == {0, 1}
+        assert abs(exits[0][0] - exits[1][0]) <= 1e-9 * exits[0][0]
+        assert abs(exits[0][0] - one.sliding[0]["t_end"]) <= 1e-6 * exits[0][0]
+        assert np.allclose(two.W, np.vstack([one.W, one.W]) / np.sqrt(2), rtol=1e-7, atol=1e-9)
+
+
 def test_batched_equals_per_seed():
     W, a, X, y = _separable(seed=4, batch=3)
     g = flow.gradient_descent(W, a, X, y, alpha=0.1, lr=1e-2, steps=300, error_estimate="prefix", error_prefix=20)

@@ -607,6 +607,37 @@ def integrate_regions(theta0, t_end, t_eval, rtol, atol, log_time, max_events, m
     y_end, F, y_old, step = np.empty(N), np.empty((7, N)), np.empty(N), np.empty(2)
     dV, dr = np.empty((m, d)), np.empty(m)
     while True:
+        # a sliding pair whose Filippov weight already lies outside [0, 1] leaves now (flow._integrate_single)
+        while n_ev < max_events:
+            any_s = False
+            for kk in range(m):
+                for r in range(R):
+                    if Cm[kk, r]:
+                        any_s = True
+            if not any_s:
+                break
+            region0 = build_region(T, Cm, rep, sigma, alpha, h_plus, h_minus, np.zeros((m, R)))
+            lam0 = np.empty(max(region0[8].shape[0], 1))
+            parts(theta, model, region0, dV, dr, lam0)
+            sptr0, sneuron0, splane0 = region0[6], region0[7], region0[8]
+            pick, best, lam_pick = -1, 0.0, 0.0
+            for p_ in range(splane0.shape[0]):
+                v = lam0[p_] if not (1.0 - lam0[p_] < lam0[p_]) else 1.0 - lam0[p_]
+                if v <= 0.0 and (pick < 0 or v < best):
+                    pick, best, lam_pick = p_, v, lam0[p_]
+            if pick < 0:
+                break
+            kk = 0
+            for s_ in range(sneuron0.shape[0]):
+                if sptr0[s_] <= pick < sptr0[s_ + 1]:
+                    kk = sneuron0[s_]
+            rr = splane0[pick]
+            Cm[kk, rr] = False
+            T[kk, rr] = 1 if lam_pick >= 0.5 else -1
+            sl_end[open_idx[kk, rr]] = t
+            open_idx[kk, rr] = -1
+            ev_t[n_ev], ev_kind[n_ev], ev_k[n_ev], ev_r[n_ev] = t, 2, kk, rr
+            n_ev += 1
         W = theta[: m * d].reshape((m, d))
         any_c = False
         for kk in range(m):

@@ -631,6 +631,19 @@ def _integrate_single(model, theta0, t_end, t_eval, rtol, atol, log_time, max_ev
         return np.log1p(tt) if log_time else tt
 
     while True:
+        # a sliding pair whose Filippov weight already lies outside [0, 1] leaves now: its exit event function
+        # starts on the far side of 0 and would never fire (two neurons on one plane reach lam = 0 together,
+        # the first exit is located and the second, at lam = -8e-15, was missed)
+        while C.any():
+            lams = _RegionFlow(model, T, C).parts(theta)[2]
+            out = [(min(v, 1.0 - v), kr, v) for kr, v in lams.items() if min(v, 1.0 - v) <= 0.0]
+            if not out or len(events) >= max_events:
+                break
+            _, (k, r), lam = min(out)
+            C[k, r] = False
+            T[k, r] = 1 if lam >= 0.5 else -1
+            open_slides.pop((k, r))["t_end"] = t
+            events.append((t, "exit", k, int(model.rep_point[r])))
         # hold sliding neurons exactly on their planes (a rounding-level correction) and give (neuron, plane)
         # pairs sitting on a plane an offset of a few ulp, so that each segment starts strictly inside its region
         W = theta[: m * d].reshape(m, d)
