@@ -303,3 +303,30 @@ def test_lemma12_second_method_leaves_s_dead():
 
     lo, diff = _e4_second_method(build_fixture(random(example_e34), 0, "quick"))
     assert lo > 0 and diff < 1e-6
+
+
+def test_direction_error_reads_field_and_x_a_from_one_activation_pattern():
+    """A neuron that entered S_dead sits on the plane it crossed, <w_j, x_i> below the rounding of the product: the
+    field and x_a(w_j) must be read on the same side (Lemma 1's error is then O(|f|) whichever side rounding picks)."""
+    from theorems.min2024.early import _direction_error
+
+    X = np.array([[1.0, 0.0, 0.0], [1.0, 0.5, 0.0], [-1.0, 0.3, 0.0], [-1.0, 0.4, 0.1]])
+    y = np.array([1.0, 1.0, -1.0, -1.0])
+    assert mu_of(X, y) > 0
+    W = 1e-8 * np.array([[0.0, -1.0, 0.0], [1.0, 0.2, 0.3], [-0.5, 1.0, 0.2]])
+    assert np.all(X[1:] @ W[0] < 0) and X[0] @ W[0] == 0.0   # neuron 0: on the plane of x_0, inactive elsewhere
+    s = np.array([-1.0, 1.0, -1.0])
+    v = s * np.linalg.norm(W, axis=1)
+    fmax = float(np.abs(forward(W, v, X)).max())
+    bound = 2 * len(y) * np.linalg.norm(X, axis=1).max() * fmax        # Lemma 4
+    for delta in (-1e-30, 0.0, 1e-30):                               # both sides of the plane and on it
+        Wd = W.copy()
+        Wd[0, 0] += delta
+        assert _direction_error(X, y, Wd, v, s, "exp", 0.0).max() <= bound
+    # the field of the active side against the x_a of the inactive side: an O(1) error, not a property of the flow
+    Wp = W.copy()
+    Wp[0, 0] += 1e-30
+    dW, _ = flow_field(Wp, v, X, y)
+    u = W[0] / np.linalg.norm(W[0])
+    mixed = dW[0] / np.linalg.norm(W[0])                             # x_a(w_0) = 0 on the inactive side
+    assert np.linalg.norm(mixed - (mixed @ u) * u) > 1e3 * bound

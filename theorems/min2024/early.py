@@ -45,7 +45,7 @@ GROWING = {**LEM_BASE, "n_pos": 5, "n_neg": 1, "mu": 0.9, "xnorm": (1.0, 1.0), "
 EPS_SERIES = (-1.0, -2.5, -4.0, -5.5, -7.0)   # log eps - log(1/(4 sqrt(h) X_max W_max^2)) along the rate series
 
 
-def _direct_run(fx, log_eps: float | None = None):
+def _direct_run(fx, log_eps: float | None = None, rtol: float = 1e-12):
     """(t, W[k], v[k], T, eps, ok) of the direct flow from W(0) = eps W0, v(0) = s ||w(0)|| up to T (or 1 if T <= 0);
     ``log_eps`` overrides the fixture's."""
     c = fixture_constants(fx)
@@ -56,24 +56,35 @@ def _direct_run(fx, log_eps: float | None = None):
     T = c.T(le)
     t_end = T if T > 0 else 1.0
     res = integrate_flow(W0, v0, fx["X"], fx["y"], alpha=fx["leak"], loss=margin_loss(fx["loss"]), reduction="sum",
-                         t_end=t_end, t_eval=np.linspace(0, t_end, 201), rtol=1e-12, atol=1e-15 * eps,
+                         t_end=t_end, t_eval=np.linspace(0, t_end, 201), rtol=rtol, atol=1e-15 * eps,
                          error_estimate=False)
     W, v = unflatten_params(res.history["theta"], *W0.shape)
     return res.history["t"], W, v, T, eps, res.success
 
 
-def _x_a(X, y, W, leak):
-    """Leaky ``x_a(w_j) = sum_{active} y_i x_i + leak sum_{inactive} y_i x_i`` per neuron (rows)."""
-    d = np.where(W @ X.T > 0, 1.0, leak)
+def _x_a(X, y, W, leak, Z=None):
+    """Leaky ``x_a(w_j) = sum_{active} y_i x_i + leak sum_{inactive} y_i x_i`` per neuron (rows); ``Z`` the
+    inner products ``W X^T`` when the caller has them (the activation pattern is then the caller's)."""
+    d = np.where((W @ X.T if Z is None else Z) > 0, 1.0, leak)
     return d @ (y[:, None] * X)
 
 
 def _direction_error(X, y, W, v, s, loss, leak):
-    """Per neuron ``|| d/dt (w_j/||w_j||) - s_j P_{w_j} x_a(w_j) ||`` (Lemmas 1, 4), exact from the field."""
-    dW, _ = flow_field(W, v, X, y, loss, leak)
+    """Per neuron ``|| d/dt (w_j/||w_j||) - s_j P_{w_j} x_a(w_j) ||`` (Lemmas 1, 4), exact from the field.
+
+    The field ``dw_j/dt = v_j sum_i g_i sigma'(<w_j, x_i>) x_i`` (sum loss, ``sigma'(0) = leak``, i.e. ``1[z > 0]``
+    for ReLU) and ``x_a(w_j)`` are read from one activation pattern, ``Z = W X^T`` computed once. Where a neuron
+    sits on an activation boundary (a neuron that entered S_dead stays on the plane it crossed, ``<w_j, x_i>``
+    ~ 1e-26 below the rounding of the product), two separately rounded products (the compiled gradient and a
+    BLAS ``W X^T``) can put ``x_i`` on opposite sides, and the error would then compare the field of one region
+    with the ``x_a`` of the other; the paper's statement compares the two at the same point."""
+    Z = W @ X.T
+    H = np.where(Z > 0, 1.0, leak)
+    g = neg_loss_derivative(loss, y, forward(W, v, X, leak))
+    dW = v[:, None] * ((H * g[None, :]) @ X)
     nrm = np.linalg.norm(W, axis=1, keepdims=True)
     u = W / nrm
-    diff = dW / nrm - s[:, None] * _x_a(X, y, W, leak)
+    diff = dW / nrm - s[:, None] * _x_a(X, y, W, leak, Z)
     diff -= np.einsum("jd,jd->j", diff, u)[:, None] * u
     return np.linalg.norm(diff, axis=1)
 
@@ -92,6 +103,13 @@ def _balance_floor(X, y, W, v, s, leak):
     return float((drift * np.linalg.norm(_x_a(X, y, W, leak), axis=1)).max())
 
 
+# The series reaches eps 7 e-folds below the lemma's edge, where the direction error (~1e-9 at eps 1e-5) comes
+# within two decades of the balance drift DOP853 leaves at rtol 1e-12 (~3e-11, measured): one decade tighter keeps
+# the floor below 1% of the error (thorough seed min.wellsep.at_eps_lemma [2.2]: floor/error 0.016 at rtol 1e-12,
+# 0.0014 at 1e-13, with the errors equal to 5 digits).
+RTOL_SERIES = 1e-13
+
+
 def _lemma_series(fx):
     """The lemmas' quantities at ``log eps = log eps_lemma + EPS_SERIES`` on the fixture's data: (eps, max_{j,t<=T}
     direction error, max_{j,t} ||w_j||^2, max_{i,t} |f(x_i)|, max balance floor / error, all runs ok)."""
@@ -99,7 +117,7 @@ def _lemma_series(fx):
     X, y, s = fx["X"], fx["y"], fx["s"]
     rows, ok = [], True
     for shift in EPS_SERIES:
-        t, W, v, T, eps, good = _direct_run(fx, c.log_eps_lemma() + shift)
+        t, W, v, T, eps, good = _direct_run(fx, c.log_eps_lemma() + shift, rtol=RTOL_SERIES)
         err = max(float(_direction_error(X, y, W[k], v[k], s, fx["loss"], fx["leak"]).max()) for k in range(len(t)))
         floor = max(_balance_floor(X, y, W[k], v[k], s, fx["leak"]) for k in range(len(t)))
         fmax = max(float(np.abs(forward(W[k], v[k], X, fx["leak"])).max()) for k in range(len(t)))
@@ -118,8 +136,10 @@ NAIVE_ORDER = "O(eps^2) (the naive order of f = O(||w||^2) at t = 0, ignoring th
        hypotheses=[INIT, EPS_LEM], uses=["min2024.lem3", "min2024.lem4"],
        fixtures=LEM_FIXTURES + [LARGE_INIT, negative(wellsep, label="min.wellsep.growing", mutation=NAIVE_ORDER,
                                                      **GROWING)],
-       judged_by="direct (W, v) flow (integrate_flow: DOP853 region by region, rtol 1e-12), error from the exact "
-       "field at 201 times in [0, T]; the bound is loose (room ~1e3-1e7, growing as eps -> 0: the error is "
+       judged_by="direct (W, v) flow (integrate_flow: DOP853 region by region, rtol 1e-12; 1e-13 along the eps "
+       "series), error from the exact field at 201 times in [0, T], the field and x_a(w_j) read from one activation "
+       "pattern (x_a with the paper's strict '> 0', (5): a neuron that entered S_dead on a plane has zero velocity "
+       "and zero x_a); the bound is loose (room ~1e3-1e7, growing as eps -> 0: the error is "
        "O(eps^{2 - r/(4 n X_max)}), r the growth rate of ||w||^2), so a companion rate check: along log eps = "
        "log eps_lemma - 1 ... -7 the fitted exponent of the error in eps is >= 1 (the printed O(eps)); the "
        "integrator's balance-drift floor stays below 1% of the error (validity); " + LEM_EXTREMES)
@@ -129,18 +149,14 @@ def lem1(fx):
     t, W, v, T, eps, ok = _direct_run(fx)
     X, y, s = fx["X"], fx["y"], fx["s"]
     bound = 4 * eps * c.n * np.sqrt(c.h) * c.x_max ** 2 * c.w_max ** 2
-    errs = np.array([float(_direction_error(X, y, W[k], v[k], s, fx["loss"], fx["leak"]).max()) for k in range(len(t))])
-    # On an activation boundary (a neuron sliding along <w_j, x_i> = 0) the solution moves with the Filippov
-    # field, not the one-sided x_a(w_j) the error is measured against: a time on a boundary whose one-sided
-    # error exceeds the bound cannot be judged (validity); one within the bound passes under either reading.
+    err = max(float(_direction_error(X, y, W[k], v[k], s, fx["loss"], fx["leak"]).max()) for k in range(len(t)))
+    # A neuron that enters S_dead stays on the plane it crossed (the Caratheodory solution with sigma'(0) = 0,
+    # App. E.2; no sliding under Assumption 1, (46)): there d/dt (w_j/||w_j||) = 0 = x_a(w_j) (strict '> 0', (5)).
+    # The error reads the field and x_a from one activation pattern (see _direction_error).
     cos = np.array([_boundary_cosine(X, W[k]) for k in range(len(t))])
-    unjudged = (cos < 1e-9) & (errs > bound * (1 + 1e-9))
-    err = float(errs[~unjudged].max()) if (~unjudged).any() else float("nan")
     if T <= 0:
         ev.note(f"T = {T:.3g} <= 0: the lemma is vacuous on this fixture")
-    ev.valid("no time on an activation boundary with a one-sided direction error above the bound",
-             not unjudged.any(), detail=f"{int(unjudged.sum())} of {len(t)} times; min |cos(w_j, x_i)| {cos.min():.2g}")
-    ev.show(min_boundary_cosine=float(cos.min()), boundary_times_unjudged=int(unjudged.sum()))
+    ev.show(min_boundary_cosine=float(cos.min()))
     ev.le("max_{j, t<=T} direction error", err, bound, rtol=1e-9)
     ev.record(T=T, eps=eps, error=err, bound=bound, error_over_bound=err / bound)
     if not ok:
