@@ -41,7 +41,7 @@ from .common import (
     sym_partner,
     unit_function_distance,
 )
-from .dynamics import flow_margin_horizons, gd_until_margin, inconclusive_on_stall, ngd_horizons
+from .dynamics import HorizonRun, flow_margin_horizons, gd_until_margin, inconclusive_on_stall, ngd_horizons
 from .hyps import asm45, holds, separable, symmetric, unit_data, width2
 from .oracle import linear_structure, margin_socp_dual_2d, two_block_lp
 
@@ -344,6 +344,29 @@ def small_init_runs(fx, B, sigmas, horizons, bad_b=False):
     return W0, a0, bbar(W0, a0, mubar), runs
 
 
+def extend_runs(fx, runs, more):
+    """Continue every run of :func:`small_init_runs` from its last snapshot to the further margin horizons ``more``
+    (same normalised-GD step rule) and return the runs with the snapshots appended. Seeds that did not reach the
+    last horizon stay unreached."""
+    X, y, al = fx["X"], fx["y"], fx["alpha"]
+    out = []
+    for run in runs:
+        ok = run.reached[-1]
+        W, a = np.nan_to_num(run.W[-1]), np.nan_to_num(run.a[-1])
+        ext = ngd_horizons(W[ok], a[ok], X, y, al, more, eta=1e-2, q_ref=400)
+        Hn = len(more)
+        B = run.W.shape[1]
+        SW = np.full((Hn,) + run.W.shape[1:], np.nan)
+        Sa = np.full((Hn,) + run.a.shape[1:], np.nan)
+        R = np.zeros((Hn, B), bool)
+        St = np.full((Hn, B), -1)
+        SW[:, ok], Sa[:, ok], R[:, ok], St[:, ok] = ext.W, ext.a, ext.reached, ext.steps
+        out.append(HorizonRun(np.concatenate([run.horizons, np.asarray(more, float)]), np.concatenate([run.W, SW]),
+                              np.concatenate([run.a, Sa]), np.concatenate([run.reached, R]),
+                              np.concatenate([run.steps, St])))
+    return out
+
+
 def minority_share(W, a):
     """Share of ||theta||^2 carried by the neurons whose output sign is the less massive one (batched (B, m, d))."""
     mass = np.sum(W ** 2, axis=-1) + a ** 2
@@ -392,6 +415,16 @@ def _outcomes(fx, runs, target, C):
 
 
 P_EXPONENT_M = "probability >= 1 - 2^-m (exponent m instead of m - 1)"
+# Measured (standard, seed 0, continued to 16x the last horizon): at alpha = 0.9 and on nearly collinear data the
+# seeds that leave the one-sided limit do so logarithmically slowly (the minority output group's share of
+# ||theta||^2 grows 0.018 -> 0.033 while the distance to the target falls 0.0241 -> 0.0233 over Q = 1e3 -> 6.4e4),
+# so about a third of the seeds stay undecided at any reachable horizon (thm4.3: 28/96 collinear, 33/96 alpha 0.9;
+# cor4.4: 39/96 alpha 0.9). There the binomial may end inconclusive; a refutation by the decided seeds alone
+# (upper bound below p with every undecided seed counted a success) is still unexpected.
+SLOW_ESCAPE = {"pass", "inconclusive"}
+SLOW_ESCAPE_WHY = ("At alpha = 0.9 and on nearly collinear data about a third of the seeds escape the one-sided limit "
+                   "too slowly to be decided at any reachable horizon: those fixtures may end inconclusive (expected), "
+                   "never refuted.")
 ONE_SEED = {"quick": 1, "standard": 1, "thorough": 1}
 
 
@@ -403,8 +436,9 @@ def _seed_counts(o):
 @claim("lyu2021.thm4.3", **cat.item("thm4.3"), hypotheses=[separable, symmetric, asm45, width2],
        fixtures=[random(sym_gauss, m=2, seeds={"quick": 1, "standard": 2, "thorough": 3}),
                  random(sym_gauss, m=3, d=5, n_half=8, alpha=0.25, seeds={"quick": 1, "standard": 1, "thorough": 2}),
-                 adv(sym_gauss, m=4, c_a=2.0, seeds=ONE_SEED), adv(sym_collinear, m=2, seeds=ONE_SEED),
-                 adv(sym_gauss, m=3, alpha=0.9, seeds=ONE_SEED, label="alpha -> 1 (0.9)"),
+                 adv(sym_gauss, m=4, c_a=2.0, seeds=ONE_SEED),
+                 adv(sym_collinear, m=2, seeds=ONE_SEED, expect=SLOW_ESCAPE),
+                 adv(sym_gauss, m=3, alpha=0.9, seeds=ONE_SEED, label="alpha -> 1 (0.9)", expect=SLOW_ESCAPE),
                  adv(sym_gauss, m=2, alpha=0.05, seeds=ONE_SEED, label="alpha -> 0 (0.05)"),
                  negative(sym_gauss, m=2, mutation="bad bbar (conditioned on the failure event)", seeds=ONE_SEED),
                  negative(sym_gauss, m=2, mutation="constant C = (1+alpha)/2", seeds=ONE_SEED),
@@ -417,7 +451,8 @@ def _seed_counts(o):
                  "a seed counts when decided alike at both scales. Clopper-Pearson (99%) vs 1 - 2^-(m-1), undecided seeds "
                  "counted neither way (judge_binomial(undecided=)). Power: the exponent-m control (1 - 2^-m) must be "
                  "refuted. Recorded, not judged: the proof's event (success iff bbar good). Extremes: m = 2 (minimum), "
-                 "alpha in {0.05, 0.9}, nearly collinear data, a large output-init scale",
+                 "alpha in {0.05, 0.9}, nearly collinear data, a large output-init scale. Seeds left undecided at the "
+                 "last horizon are continued to 4x and 16x that horizon (standard, thorough). " + SLOW_ESCAPE_WHY,
        timeout_s=600)
 def thm4_3(fx):
     ev = Evidence()
@@ -438,6 +473,13 @@ def thm4_3(fx):
     outs = _outcomes(fx, runs, lambda Z: C * Z @ w_star, C)
     (o1, fd1, rho1), (o2, _, _) = outs
     o = np.where(o1 == o2, o2, -1)               # decided only when both init scales agree
+    undecided_first = int(np.sum(o == -1))
+    if undecided_first and not quick:            # longer horizons before any seed is left undecided
+        H = H + [H[-1] * 4, H[-1] * 16]
+        runs = extend_runs(fx, runs, H[-2:])
+        (o1, fd1, rho1), (o2, _, _) = _outcomes(fx, runs, lambda Z: C * Z @ w_star, C)
+        o = np.where(o1 == o2, o2, -1)
+    ev.record(undecided_at_first_horizons=undecided_first, last_horizon=H[-1])
     succ, decided, undec = _seed_counts(o)
     judge_binomial("P(f_inf = C<w*,x>)", succ, decided, p, undecided=undec, confidence=0.99, evidence=ev)
     good = good_embedding(b)
@@ -454,14 +496,16 @@ def thm4_3(fx):
 
 @claim("lyu2021.cor4.4", **cat.item("cor4.4"), hypotheses=[separable, symmetric, asm45, width2],
        fixtures=[random(sym_gauss, m=3, seeds={"quick": 1, "standard": 1, "thorough": 2}),
-                 adv(sym_gauss, m=5, d=2, seeds=ONE_SEED), adv(sym_gauss, m=2, alpha=0.9, seeds=ONE_SEED, label="m = 2, alpha 0.9"),
+                 adv(sym_gauss, m=5, d=2, seeds=ONE_SEED),
+                 adv(sym_gauss, m=2, alpha=0.9, seeds=ONE_SEED, label="m = 2, alpha 0.9", expect=SLOW_ESCAPE),
                  negative(sym_gauss, m=3, mutation="bad bbar", seeds=ONE_SEED),
                  negative(sym_gauss, m=2, mutation=P_EXPONENT_M, seeds=ONE_SEED),
                  negative(sym_broken, m=3, seeds=ONE_SEED)],
        judged_by="as thm4.3 (48 seeds in quick, 96 otherwise and for the exponent-m control; one init scale), and a success must also have normalised "
                  "margin >= (1 - 2 ln(n)/Q) times the exact global optimum (1+alpha)/4 gamma_lin (Thm 4.2) at the last "
                  "horizon Q, else it is undecided; Clopper-Pearson (99%) vs 1 - 2^-(m-1), undecided seeds counted neither "
-                 "way; power: the exponent-m control must be refuted",
+                 "way; power: the exponent-m control must be refuted. Undecided seeds are continued to 4x and 16x the "
+                 "last horizon (standard, thorough). " + SLOW_ESCAPE_WHY,
        timeout_s=600)
 def cor4_4(fx):
     ev = Evidence()
@@ -475,9 +519,19 @@ def cor4_4(fx):
     H = [100, 400, 1600] if fx.profile == "quick" else [250, 1000, 4000]
     p = 1 - 2.0 ** (-(m if fx.mutated(P_EXPONENT_M) else m - 1))
     _, _, b, runs = small_init_runs(fx, B, [fx["sigma"]], H, bad_b=fx.mutated("bad bbar"))
-    (o, fd, rho), = _outcomes(fx, runs, lambda Z: (1 + al) / 4 * Z @ w_star, (1 + al) / 4)
-    near_max = rho[-1] >= 1 - 2 * np.log(len(y)) / H[-1]      # softmin smoothing costs up to ln(n)/Q
-    o = np.where((o == 1) & ~near_max, -1, o)
+
+    def outcomes(runs, H):
+        (o, fd, rho), = _outcomes(fx, runs, lambda Z: (1 + al) / 4 * Z @ w_star, (1 + al) / 4)
+        near_max = rho[-1] >= 1 - 2 * np.log(len(y)) / H[-1]      # softmin smoothing costs up to ln(n)/Q
+        return np.where((o == 1) & ~near_max, -1, o), fd, rho
+
+    o, fd, rho = outcomes(runs, H)
+    undecided_first = int(np.sum(o == -1))
+    if undecided_first and fx.profile != "quick":     # longer horizons before any seed is left undecided
+        H = H + [H[-1] * 4, H[-1] * 16]
+        runs = extend_runs(fx, runs, H[-2:])
+        o, fd, rho = outcomes(runs, H)
+    ev.record(undecided_at_first_horizons=undecided_first, last_horizon=H[-1])
     succ, decided, undec = _seed_counts(o)
     judge_binomial("P(global-max-margin direction)", succ, decided, p, undecided=undec, confidence=0.99, evidence=ev)
     ev.record(successes=succ, decided=decided, undecided=undec, good_bbar=int(good_embedding(b).sum()),

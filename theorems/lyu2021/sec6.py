@@ -61,6 +61,9 @@ def hinted_flipped(rng, d=2, n0=4, alpha=0.5, gap=0.7, m=2, sigma=1e-8):
     return fx
 
 
+MAX_NGD_STEPS = 1_200_000
+
+
 def balanced_runs(fx, B, signs=None, sigmas=None):
     """B seeds from D~_init(1) scaled by sigma (each of ``sigmas``, default fx["sigma"]; the seeds are shared): GD
     (eta 0.5) until q_min >= 0.05, then normalised GD (eta 5e-2) to the margin horizons {0.5, 2, 8}. ``signs`` forces
@@ -73,7 +76,7 @@ def balanced_runs(fx, B, signs=None, sigmas=None):
     runs = []
     for sig in (sigmas if sigmas is not None else [fx["sigma"]]):
         W, a, _ = gd_until_margin(sig * W0, sig * a0, X, y, al, eta=0.5, q_target=0.05, max_steps=200_000)
-        runs.append(ngd_horizons(W, a, X, y, al, [0.5, 2.0, 8.0], eta=5e-2, max_steps=120_000))
+        runs.append(ngd_horizons(W, a, X, y, al, [0.5, 2.0, 8.0], eta=5e-2, max_steps=MAX_NGD_STEPS))
     return s, runs
 
 
