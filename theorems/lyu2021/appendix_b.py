@@ -202,7 +202,8 @@ def max_abs_G_2d(X, y, alpha):
 @claim("lyu2021.lemB.4", **cat.item("lemB.4"),
        fixtures=[random(sym_gauss), random(gen_gauss, d=2), negative(sym_gauss, mutation="evaluate at a random point")],
        judged_by="f(theta) = theta^T A theta (L = 2) at the top eigenvector, and G (L = 1) at its maximiser (symmetric data: "
-                 "mubar; d = 2: exact arc enumeration): ||grad f - L f theta|| <= 1e-10")
+                 "mubar; d = 2: exact arc enumeration): ||grad f - L f theta|| <= 1e-10; a maximiser of G on a kink "
+                 "(|<w, x_i>| <= 1e-12, G not differentiable: outside the hypothesis) is not judged")
 def lemB_4(fx):
     ev = Evidence()
     X, y, al = fx["X"], fx["y"], fx["alpha"]
@@ -220,6 +221,12 @@ def lemB_4(fx):
     if fx.mutated():
         w = rng.normal(size=X.shape[1])
         w /= np.linalg.norm(w)
+    kink = float(np.min(np.abs(X @ w)))
+    ev.record(maximiser_min_abs_preactivation=kink)
+    if kink <= 1e-12 and not fx.mutated():
+        ev.note("maximiser on a kink: G not differentiable there (the lemma's hypothesis fails; only the quadratic "
+                "form is judged)")
+        return ev
     ev.le("||grad G(w) - G(w) w|| at the maximiser of G", float(np.linalg.norm(G_grad(w, X, y, al) - G_value(w, X, y, al) * w)),
           0.0, atol=1e-10)
     return ev
