@@ -413,7 +413,9 @@ def lemF_3(fx):
        fixtures=[random(sym_gauss), random(sym_gauss, d=5), negative(gen_gauss), negative(sym_gauss, mutation="w1 = w2")],
        judged_by="the exact KKT point (1/2)(w*, -w*, 1, -1) satisfies w1 = -w2, a1 = -a2 = ||w1||; normalised-GD endpoints "
                  "of the width-2 search with a1 > 0 > a2: max(||w1 + w2||/||w1||, |a1 + a2|/|a1|) judged by judge_trend over margin "
-                 "horizons {400, 1600, 6400, 25600} (tolerance 3e-2); the same starts at half the step (5e-3) measure the "
+                 "horizons {400, 1600, 6400, 25600} (tolerance 3e-2), over the endpoints near a KKT direction (an endpoint "
+                 "whose normalised margin rose at each of the last three horizons by > 0.5% in all is still leaving a "
+                 "saddle: recorded, not judged); the same starts at half the step (5e-3) measure the "
                  "discretisation jitter (max endpoint difference at the horizons where both runs are within tolerance), and "
                  "fluctuations below max(tol/10, twice that jitter) do not count against "
                  "monotonicity (judge_trend's floor; inconclusive if the jitter reaches the tolerance)")
@@ -431,8 +433,17 @@ def lemF_2(fx):
     run, half = width2_kkt_search(fx, 8, H, etas=[1e-2, 5e-3])
     Wl, al_ = run.W[-1], run.a[-1]
     keep = [b for b in range(8) if al_[b, 0] > 0 > al_[b, 1] and np.linalg.norm(Wl[b, 1]) > 0.1 * np.linalg.norm(Wl[b, 0])]
+    # The lemma is about KKT-margin directions. An endpoint whose normalised margin rose at each of the last three
+    # horizons, by more than 0.5% in all, is still climbing away from a saddle (measured: 0.0556 -> 0.0563 with the
+    # second neuron growing, while converged endpoints sit at 0.083 and fluctuate both ways): not yet near a KKT
+    # direction, so it is recorded and left out.
+    gam = np.array([[normalized_margin(run.W[j, b], run.a[j, b], X, y, fx["alpha"]) for b in range(8)]
+                    for j in range(len(H))])
+    climbing = [b for b in keep if np.all(np.diff(gam[-3:, b]) > 0) and gam[-1, b] - gam[-3, b] > 5e-3 * gam[-1, b]]
+    ev.record(endpoints_climbing=len(climbing), normalized_margins_last=gam[-1, keep])
+    keep = [b for b in keep if b not in climbing]
     if not keep:
-        return ev.inconclusive("no search endpoint with two active neurons of opposite signs")
+        return ev.inconclusive("no converged search endpoint with two active neurons of opposite signs")
 
     def asym(r):
         out = []
