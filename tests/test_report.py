@@ -120,11 +120,20 @@ CLAIM_IDS = ["toy.def1", "toy.lem1", "toy.lem2", "toy.thm3", "toy.thm3.amended",
              "toy.lem6", "toy.lem7", "toy.lem8", "toy.xss", "other.thm1"]
 
 
+def lazy_streams(page: str) -> dict[str, list[str]]:
+    """The page's compressed streams of card bodies, by stream number, each as its list of bodies."""
+    return {n: gzip.decompress(base64.b64decode(z)).decode("utf-8").split("\x00")
+            for n, z in re.findall(r'<script type="application/gzip" class="z" id="z(\d+)">([^<]*)</script>', page)}
+
+
 def inflate(page: str) -> str:
     """The page with every lazily stored card body inflated in place, as the page's script does."""
+    streams = lazy_streams(page)
+
     def one(m: re.Match) -> str:
-        return '<div class="lazy">' + gzip.decompress(base64.b64decode(m.group(1))).decode("utf-8")
-    return re.sub(r'<div class="lazy" data-z="([^"]+)">', one, page)
+        return '<div class="lazy">' + streams[m.group(1)][int(m.group(2))]
+    page = re.sub(r'<script type="application/gzip" class="z" id="z\d+">[^<]*</script>', "", page)
+    return re.sub(r'<div class="lazy" data-z="(\d+)\.(\d+)">', one, page)
 
 
 @pytest.fixture(scope="module")
