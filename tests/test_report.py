@@ -463,3 +463,39 @@ def test_dependency_graph_of_a_hundred_claims_routes_edges_between_nodes():
     svg = dependency_svg(model.of_paper("big"), "big", 0)
     chips = svg.count('class="gnode chip"')
     assert chips == len(lay.isolated) and svg.count('class="gnode"') + chips == 122
+
+
+def test_each_statement_typeset_once_outside_the_compressed_card_bodies():
+    """Size: a statement's MathML is in the page itself once (the claims table's first line); its card and
+    its erratum card carry theirs in the compressed bodies, and all the bodies share one stream here."""
+    statement = r"Unique: $\sum_{k=1}^{n} \alpha_k \le \sqrt{\beta}$."
+    records = [r if r.get("id") != "toy.thm3" or r.get("type") != "claim" else
+               {**r, "statement": statement} for r in sample_records()]
+    page = report_html(records)
+    streams = lazy_streams(page)
+    plain = re.sub(r'<script type="application/gzip" class="z" id="z\d+">[^<]*</script>', "", page)
+    typeset = text_html(statement)
+    assert "<math>" in typeset and plain.count(typeset) == 1
+    assert 'class="statement"' not in plain and "data:image/svg+xml" not in plain
+    assert list(streams) == ["0"]
+    bodies = streams["0"]
+    n_cards = page.count('<details class="claim"') + page.count('<details class="erratum"')
+    assert len(bodies) == n_cards == len(re.findall(r'<div class="lazy" data-z="0\.\d+">', page))
+    assert sum(b.count(typeset) for b in bodies) == 2  # its claim card and its erratum card
+    assert inflate(page).count(typeset) == 3
+
+
+def test_plot_svg_is_minified_and_lightly_escaped():
+    from urllib.parse import unquote
+
+    from verify.report.plots import minify_svg, render_series, svg_data_uri
+
+    r = result_line("p.c", "0.0", S.PASS, series=[series("loss")])
+    raw = render_series("loss", [(r, r["evidence"]["series"][0])])
+    svg = minify_svg(raw)
+    assert len(svg) < 0.85 * len(raw) and "<metadata" not in svg and "<!--" not in svg and "\n" not in svg
+    assert not re.search(r'="[^"]*\d\.\d{3,}', svg)  # coordinates to a hundredth of a point
+    for ref in re.findall(r"url\(#([\w.-]+)\)|href=\"#([\w.-]+)\"", svg):
+        assert f'id="{ref[0] or ref[1]}"' in svg  # every referenced id kept
+    uri = svg_data_uri(svg)
+    assert unquote(uri.split(",", 1)[1]) == svg and not re.search(r'[#"&\n]', uri)
