@@ -172,7 +172,7 @@ MEASURE = """
 (function () {
   var b = document.body;
   document.getElementById('expand-all').click();
-  Array.prototype.forEach.call(document.querySelectorAll('details.erratum'), function (d) { d.open = true; });
+  Array.prototype.forEach.call(document.querySelectorAll('details'), function (d) { d.open = true; });
   function done() {
     if (document.querySelector('.lazy[data-z]') || document.querySelector('.lazy:not([data-inflated])')) { setTimeout(done, 20); return; }
     var maths = Array.prototype.slice.call(document.querySelectorAll('math'));

@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from html import escape
-from urllib.parse import quote
 
 from .. import settings as S
 from ..errata import errata_markdown
@@ -221,8 +220,9 @@ def errata_cards_html(errata: list[Erratum], store=None) -> str:
     return "".join(parts)
 
 
-def markdown_html(model: ReportModel) -> str:
-    """Each paper's errata summary as ``verify errata PAPER`` prints it: a download and a folded copy."""
+def markdown_html(model: ReportModel, store=None) -> str:
+    """Each paper's errata summary as ``verify errata PAPER`` prints it: a download and a folded copy
+    (stored compressed with a :class:`~.html.LazyStore`)."""
     statuses = {cid: v.status for cid, v in model.claims.items()}
     parts = []
     for paper in model.papers:
@@ -232,9 +232,11 @@ def markdown_html(model: ReportModel) -> str:
                 not any(v.status["status"] == S.ST_REFUTED for v in views):
             continue
         md = errata_markdown(paper, claims, statuses)
-        href = "data:text/markdown;charset=utf-8," + quote(md)
-        parts.append(f'<li><a download="errata-{escape(paper)}.md" href="{escape(href)}">errata-{escape(paper)}.md</a>'
-                     f' <details class="small"><summary>show the Markdown</summary><pre>{escape(md)}</pre></details></li>')
+        href = fmt.data_uri(md, "text/markdown;charset=utf-8", also="<>'")  # text of records: no markup
+        pre = f"<pre>{escape(md)}</pre>"
+        parts.append(f'<li><a download="errata-{escape(paper)}.md" href="{href}">errata-{escape(paper)}.md</a>'
+                     f' <details class="small"><summary>show the Markdown</summary>'
+                     f"{store.add(pre) if store is not None else pre}</details></li>")
     if not parts:
         return ""
     return ("<h3>Summaries for a review</h3><p class=small>The same text as <code>verify errata PAPER</code>, "
@@ -268,7 +270,7 @@ def unreproduced_html(model: ReportModel) -> str:
 
 def errata_section_html(model: ReportModel, *, store=None) -> str:
     errata = [e for e in find_errata(model) if e.kind != "derived"]
-    body = (errata_table_html(errata) + markdown_html(model) + "<h3>Each erratum</h3>"
+    body = (errata_table_html(errata) + markdown_html(model, store) + "<h3>Each erratum</h3>"
             + errata_cards_html(errata, store)
             if errata else "<p>No claim is refuted as printed in these records.</p>")
     return (f'<section id="errata"><h2>Errata ({len(errata)})</h2>{body}{derived_html(model)}'
