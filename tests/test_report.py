@@ -120,10 +120,13 @@ CLAIM_IDS = ["toy.def1", "toy.lem1", "toy.lem2", "toy.thm3", "toy.thm3.amended",
              "toy.lem6", "toy.lem7", "toy.lem8", "toy.xss", "other.thm1"]
 
 
+STREAM = r'<script type="application/gzip" class="z" id="z(\d+)">([^<]*)</script>'
+
+
 def lazy_streams(page: str) -> dict[str, list[str]]:
     """The page's compressed streams of card bodies, by stream number, each as its list of bodies."""
     return {n: gzip.decompress(base64.b64decode(z)).decode("utf-8").split("\x00")
-            for n, z in re.findall(r'<script type="application/gzip" class="z" id="z(\d+)">([^<]*)</script>', page)}
+            for n, z in re.findall(STREAM, page)}
 
 
 def inflate(page: str) -> str:
@@ -500,3 +503,14 @@ def test_plot_svg_is_minified_and_lightly_escaped():
         assert f'id="{ref[0] or ref[1]}"' in svg  # every referenced id kept
     uri = svg_data_uri(svg)
     assert unquote(uri.split(",", 1)[1]) == svg and not re.search(r'[#"&\n]', uri)
+
+
+def test_errata_markdown_download_is_its_folded_copy():
+    from html import unescape
+    from urllib.parse import unquote
+
+    page = report_html(sample_records())
+    href = re.search(r'<a download="errata-toy.md" href="([^"]+)"', page).group(1)
+    assert href.startswith("data:text/markdown;charset=utf-8,") and not re.search(r"[<>'&#\n]", href)
+    folded = re.search(r"show the Markdown</summary><div class=\"lazy\"><pre>(.*?)</pre>", inflate(page), re.S)
+    assert unquote(href.split(",", 1)[1]) == unescape(folded.group(1)) and "Errata summary" in folded.group(1)

@@ -211,8 +211,8 @@ def errata_cards_html(errata: list[Erratum], store=None) -> str:
             amended = "".join(f'<div class="amended">{_statement_column(a, "Amended")}</div>' for a in e.amendments)
         else:
             amended = "<h4>Amended</h4><p class=muted>No amended claim is registered.</p>"
-        body = (f'<div class="sidebyside"><div>{_statement_column(e.view, "As printed")}</div><div>{amended}</div></div>'
-                f"{_record_html(e)}{_counterexample_html(e)}")
+        body = (f'<div class="sidebyside"><div>{_statement_column(e.view, "As printed")}</div>'
+                f"<div>{amended}</div></div>{_record_html(e)}{_counterexample_html(e)}")
         parts.append(
             f'<details class="erratum" data-claim="{escape(e.view.id)}"><summary>{fmt.claim_link(e.view.id)} '
             f"{fmt.badge(e.view.display)} <span class=muted>{escape(e.kind)}</span> — {_one_line(e)}</summary>"
@@ -234,7 +234,8 @@ def markdown_html(model: ReportModel, store=None) -> str:
         md = errata_markdown(paper, claims, statuses)
         href = fmt.data_uri(md, "text/markdown;charset=utf-8", also="<>'")  # text of records: no markup
         pre = f"<pre>{escape(md)}</pre>"
-        parts.append(f'<li><a download="errata-{escape(paper)}.md" href="{href}">errata-{escape(paper)}.md</a>'
+        parts.append(f'<li><a download="errata-{escape(paper)}.md" href="{href}">'
+                     f"errata-{escape(paper)}.md</a>"
                      f' <details class="small"><summary>show the Markdown</summary>'
                      f"{store.add(pre) if store is not None else pre}</details></li>")
     if not parts:

@@ -534,7 +534,8 @@ def _statement_html(v: ClaimView) -> str:
     return f'<div class="statement">{text_html(str(v.claim.get("statement") or ""))}</div>'
 
 
-def claim_section_html(v: ClaimView, model: ReportModel, budget: PlotBudget, *, store: LazyStore | None = None) -> str:
+def claim_section_html(v: ClaimView, model: ReportModel, budget: PlotBudget, *,
+                       store: LazyStore | None = None) -> str:
     """One claim's card. With a ``store``, its body (statement, hypotheses, fixtures, evidence, plots)
     goes into the store, compressed, and is inflated by the page's script when the card is opened;
     without, the card is plain HTML (for a notebook, where scripts may not run). Folded, the card shows
