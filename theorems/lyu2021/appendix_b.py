@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.integrate import simpson
 
-from fixtures.lyu2021 import gen_gauss, hinted, sym_fig1left, sym_gauss
+from fixtures.lyu2021 import gen_gauss, hinted, sym_collinear, sym_fig1left, sym_gauss
 from verify import Evidence, claim, negative, random
 from verify import adversarial as adv
 from verify.numerics.flow import integrate_flow
@@ -200,10 +200,13 @@ def max_abs_G_2d(X, y, alpha):
 
 
 @claim("lyu2021.lemB.4", **cat.item("lemB.4"),
-       fixtures=[random(sym_gauss), random(gen_gauss, d=2), negative(sym_gauss, mutation="evaluate at a random point")],
+       fixtures=[random(sym_gauss), random(gen_gauss, d=2), adv(sym_gauss, alpha=0.01, label="alpha -> 0"),
+                 adv(sym_collinear, alpha=0.99, label="nearly collinear data, alpha -> 1"),
+                 negative(sym_gauss, mutation="evaluate at a random point")],
        judged_by="f(theta) = theta^T A theta (L = 2) at the top eigenvector, and G (L = 1) at its maximiser (symmetric data: "
                  "mubar; d = 2: exact arc enumeration): ||grad f - L f theta|| <= 1e-10; a maximiser of G on a kink "
-                 "(|<w, x_i>| <= 1e-12, G not differentiable: outside the hypothesis) is not judged")
+                 "(|<w, x_i>| <= 1e-12, G not differentiable: outside the hypothesis) is not judged. Extremes: "
+                 "alpha = 0.01, nearly collinear data with alpha = 0.99")
 def lemB_4(fx):
     ev = Evidence()
     X, y, al = fx["X"], fx["y"], fx["alpha"]
@@ -406,9 +409,12 @@ def corB_13(fx):
 
 
 @claim("lyu2021.lemB.14", **cat.item("lemB.14"), hypotheses=[unit_data],
-       fixtures=[random(sym_gauss), random(gen_gauss, d=5), negative(sym_gauss, mutation="||theta||_M = 10 sqrt(eps/(2m))")],
+       fixtures=[random(sym_gauss), random(gen_gauss, d=5), adv(sym_gauss, alpha=0.01, label="alpha -> 0"),
+                 adv(sym_collinear, alpha=0.99, label="nearly collinear data, alpha -> 1"),
+                 negative(sym_gauss, mutation="||theta||_M = 10 sqrt(eps/(2m))")],
        judged_by="exact identity dL/dw_k = -(a_k/(2n)) sum_i (1+eps_i) phi'(.) y_i x_i with eps_i = -tanh(q_i/2) (1e-12), and "
-                 "max_i |eps_i| <= eps when ||theta||_M <= sqrt(eps/(2m)), eps in {1e-1, 1e-2, 1e-3}")
+                 "max_i |eps_i| <= eps when ||theta||_M <= sqrt(eps/(2m)), eps in {1e-1, 1e-2, 1e-3}. Extremes: alpha = 0.01, "
+                 "nearly collinear data with alpha = 0.99")
 def lemB_14(fx):
     ev = Evidence()
     X, y, al = fx["X"], fx["y"], fx["alpha"]
@@ -528,9 +534,12 @@ def lemB_16(fx):
 
 
 @claim("lyu2021.lemB.17", **cat.item("lemB.17"),
-       fixtures=[random(sym_gauss, m=4), random(gen_gauss, m=3), negative(sym_gauss, m=4, mutation="a_k = 0 but w_k != 0")],
+       fixtures=[random(sym_gauss, m=4), random(gen_gauss, m=3), adv(gen_gauss, m=2, alpha=0.01, label="m = 2, alpha -> 0"),
+                 adv(sym_collinear, m=8, alpha=0.99, label="m = 8, nearly collinear data, alpha -> 1"),
+                 negative(sym_gauss, m=4, mutation="a_k = 0 but w_k != 0")],
        judged_by="a neuron started at zero has exactly zero gradient: GD keeps it at 0 bit-exactly (2000 steps) and the "
-                 "accurate flow keeps it at 0; nonzero neurons keep ||w_k||^2 + a_k^2 >= e^{-2t}(||w_k(0)||^2 + a_k(0)^2)")
+                 "accurate flow keeps it at 0; nonzero neurons keep ||w_k||^2 + a_k^2 >= e^{-2t}(||w_k(0)||^2 + a_k(0)^2). "
+                 "Extremes: m = 2 (one live neuron) with alpha = 0.01, m = 8 on nearly collinear data with alpha = 0.99")
 @inconclusive_on_stall
 def lemB_17(fx):
     ev = Evidence()
@@ -602,11 +611,13 @@ def _b19_start(fx, rng):
 
 
 @claim("lyu2021.thmB.19", **cat.item("thmB.19"), hypotheses=[separable],
-       fixtures=[random(sym_gauss, m=3), random(gen_gauss, m=4), negative(gen_gauss, m=3, mutation="theta0 = 0")],
+       fixtures=[random(sym_gauss, m=3), random(gen_gauss, m=4), adv(gen_gauss, m=1, alpha=0.05, label="m = 1, alpha -> 0"),
+                 negative(gen_gauss, m=3, mutation="theta0 = 0")],
        judged_by="GD (eta 0.05, time t = k eta) from a start meeting the neuron condition: sign(a_k) constant, first time with "
                  "L < ln2/n below the proof's bound (L(0) - ln2/n)/(c_k (alpha gamma*/(2n))^2) [E8: c_k, not c_k^2], then "
                  "log L decreasing and ||theta|| increasing along 4 horizons. The theorem states no time; the bound is "
-                 "the proof's crude one (GD reaches ln2/n about 4e5 times sooner), so no room is claimed for it")
+                 "the proof's crude one (GD reaches ln2/n about 4e5 times sooner), so no room is claimed for it. Extremes: m = 1 "
+                 "with alpha = 0.05")
 def thmB_19(fx):
     ev = Evidence()
     X, y, al = fx["X"], fx["y"], fx["alpha"]
