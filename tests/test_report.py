@@ -120,11 +120,23 @@ CLAIM_IDS = ["toy.def1", "toy.lem1", "toy.lem2", "toy.thm3", "toy.thm3.amended",
              "toy.lem6", "toy.lem7", "toy.lem8", "toy.xss", "other.thm1"]
 
 
+STREAM = r'<script type="application/gzip" class="z" id="z(\d+)">([^<]*)</script>'
+
+
+def lazy_streams(page: str) -> dict[str, list[str]]:
+    """The page's compressed streams of card bodies, by stream number, each as its list of bodies."""
+    return {n: gzip.decompress(base64.b64decode(z)).decode("utf-8").split("\x00")
+            for n, z in re.findall(STREAM, page)}
+
+
 def inflate(page: str) -> str:
     """The page with every lazily stored card body inflated in place, as the page's script does."""
+    streams = lazy_streams(page)
+
     def one(m: re.Match) -> str:
-        return '<div class="lazy">' + gzip.decompress(base64.b64decode(m.group(1))).decode("utf-8")
-    return re.sub(r'<div class="lazy" data-z="([^"]+)">', one, page)
+        return '<div class="lazy">' + streams[m.group(1)][int(m.group(2))]
+    page = re.sub(r'<script type="application/gzip" class="z" id="z\d+">[^<]*</script>', "", page)
+    return re.sub(r'<div class="lazy" data-z="(\d+)\.(\d+)">', one, page)
 
 
 @pytest.fixture(scope="module")
@@ -454,3 +466,51 @@ def test_dependency_graph_of_a_hundred_claims_routes_edges_between_nodes():
     svg = dependency_svg(model.of_paper("big"), "big", 0)
     chips = svg.count('class="gnode chip"')
     assert chips == len(lay.isolated) and svg.count('class="gnode"') + chips == 122
+
+
+def test_each_statement_typeset_once_outside_the_compressed_card_bodies():
+    """Size: a statement's MathML is in the page itself once (the claims table's first line); its card and
+    its erratum card carry theirs in the compressed bodies, and all the bodies share one stream here."""
+    statement = r"Unique: $\sum_{k=1}^{n} \alpha_k \le \sqrt{\beta}$."
+    records = [r if r.get("id") != "toy.thm3" or r.get("type") != "claim" else
+               {**r, "statement": statement} for r in sample_records()]
+    page = report_html(records)
+    streams = lazy_streams(page)
+    plain = re.sub(r'<script type="application/gzip" class="z" id="z\d+">[^<]*</script>', "", page)
+    typeset = text_html(statement)
+    assert "<math>" in typeset and plain.count(typeset) == 1
+    assert 'class="statement"' not in plain and "data:image/svg+xml" not in plain
+    assert list(streams) == ["0"]
+    bodies = streams["0"]
+    n_cards = page.count('<details class="claim"') + page.count('<details class="erratum"')
+    n_markdown = page.count("<summary>show the Markdown</summary>")
+    assert len(bodies) == n_cards + n_markdown == len(re.findall(r'<div class="lazy" data-z="0\.\d+">', page))
+    assert sum(b.count(typeset) for b in bodies) == 2  # its claim card and its erratum card
+    assert inflate(page).count(typeset) == 3
+
+
+def test_plot_svg_is_minified_and_lightly_escaped():
+    from urllib.parse import unquote
+
+    from verify.report.plots import minify_svg, render_series, svg_data_uri
+
+    r = result_line("p.c", "0.0", S.PASS, series=[series("loss")])
+    raw = render_series("loss", [(r, r["evidence"]["series"][0])])
+    svg = minify_svg(raw)
+    assert len(svg) < 0.85 * len(raw) and "<metadata" not in svg and "<!--" not in svg and "\n" not in svg
+    assert not re.search(r'="[^"]*\d\.\d{3,}', svg)  # coordinates to a hundredth of a point
+    for ref in re.findall(r"url\(#([\w.-]+)\)|href=\"#([\w.-]+)\"", svg):
+        assert f'id="{ref[0] or ref[1]}"' in svg  # every referenced id kept
+    uri = svg_data_uri(svg)
+    assert unquote(uri.split(",", 1)[1]) == svg and not re.search(r'[#"&\n]', uri)
+
+
+def test_errata_markdown_download_is_its_folded_copy():
+    from html import unescape
+    from urllib.parse import unquote
+
+    page = report_html(sample_records())
+    href = re.search(r'<a download="errata-toy.md" href="([^"]+)"', page).group(1)
+    assert href.startswith("data:text/markdown;charset=utf-8,") and not re.search(r"[<>'&#\n]", href)
+    folded = re.search(r"show the Markdown</summary><div class=\"lazy\"><pre>(.*?)</pre>", inflate(page), re.S)
+    assert unquote(href.split(",", 1)[1]) == unescape(folded.group(1)) and "Errata summary" in folded.group(1)

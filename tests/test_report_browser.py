@@ -172,8 +172,9 @@ MEASURE = """
 (function () {
   var b = document.body;
   document.getElementById('expand-all').click();
+  Array.prototype.forEach.call(document.querySelectorAll('details'), function (d) { d.open = true; });
   function done() {
-    if (document.querySelector('.lazy[data-z]') || !document.querySelector('.lazy[data-inflated]')) { setTimeout(done, 20); return; }
+    if (document.querySelector('.lazy[data-z]') || document.querySelector('.lazy:not([data-inflated])')) { setTimeout(done, 20); return; }
     var maths = Array.prototype.slice.call(document.querySelectorAll('math'));
     var flat = maths.filter(function (m) { var r = m.getBoundingClientRect(); return r.width < 1 || r.height < 1; });
     var statements = Array.prototype.slice.call(document.querySelectorAll('details.claim .statement'));
@@ -197,6 +198,37 @@ def test_mathml_is_present_and_laid_out_with_no_raw_tex_in_the_text(report):
     assert int(d.body["data-math"]) > 20 and d.body["data-math-flat"] == "0"
     assert d.body["data-statements-with-math"] == d.body["data-statements"] != "0"
     assert d.body["data-raw-tex"] == ""
+
+
+IMAGES = """
+(function () {
+  var b = document.body;
+  document.getElementById('expand-all').click();
+  function load() {
+    if (document.querySelector('details.claim .lazy:not([data-inflated])')) { setTimeout(load, 20); return; }
+    var imgs = Array.prototype.slice.call(document.querySelectorAll('details.claim figure img'));
+    var ok = 0, bad = 0;
+    b.setAttribute('data-images', String(imgs.length));
+    imgs.forEach(function (img) {
+      var probe = new Image();
+      probe.onload = function () { if (probe.naturalWidth > 100 && probe.naturalHeight > 100) { ok++; } else { bad++; } finish(); };
+      probe.onerror = function () { bad++; finish(); };
+      probe.src = img.getAttribute('src');
+    });
+    function finish() {
+      if (ok + bad === imgs.length) { b.setAttribute('data-images-ok', String(ok)); b.setAttribute('data-images-bad', String(bad)); }
+    }
+  }
+  load();
+})();
+"""
+
+
+def test_plots_are_images_the_browser_decodes(report):
+    d = Dom()
+    d.feed(chromium(with_probe(report, "images.html", IMAGES)))
+    assert int(d.body.get("data-images", "0")) >= 2
+    assert d.body.get("data-images-bad") == "0" and d.body.get("data-images-ok") == d.body["data-images"]
 
 
 ISOLATE = """

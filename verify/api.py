@@ -169,7 +169,7 @@ class Results:
         views = [self.model.claims[claim_id]] if claim_id else list(self.model.claims.values())
         cards = []
         for v in views:
-            card = claim_section_html(v, self.model, budget, lazy=False)
+            card = claim_section_html(v, self.model, budget)
             if open_:
                 card = card.replace('<details class="claim"', '<details open class="claim"', 1)
             cards.append(card)

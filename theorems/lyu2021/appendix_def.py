@@ -147,9 +147,14 @@ def lemD_2(fx):
 
 
 @claim("lyu2021.lemE.1", **cat.item("lemE.1"),
-       fixtures=[random(sym_gauss, m=4), random(gen_gauss, m=3), negative(sym_gauss, m=4, mutation="unnormalised embedding b_k a^1")],
+       fixtures=[random(sym_gauss, m=4), random(gen_gauss, m=3),
+                 adv(sym_collinear, m=3, label="m = 3 (smallest width where pi_b splits a neuron), nearly collinear, "
+                                                "alpha = 0.9"),
+                 adv(gen_gauss, m=16, alpha=0.01, label="m = 16, alpha -> 0"),
+                 negative(sym_gauss, m=4, mutation="unnormalised embedding b_k a^1")],
        judged_by="pi_b(accurate flow of theta^) vs accurate flow of pi_b(theta^) at 10 times (relative 1e-8; both DOP853, "
-                 "rtol 1e-11)")
+                 "rtol 1e-11). Extremes: m = 3 (the smallest width where pi_b splits a neuron) on nearly collinear data with "
+                 "alpha = 0.9, m = 16 with alpha = 0.01")
 @inconclusive_on_stall
 def lemE_1(fx):
     ev = Evidence()
@@ -175,15 +180,20 @@ def lemE_1(fx):
 
 
 @claim("lyu2021.lemE.2", **cat.item("lemE.2"),
-       fixtures=[random(sym_gauss, m=3), random(gen_gauss, m=4), negative(gen_gauss, m=3, mutation="same-function embedding")],
+       fixtures=[random(sym_gauss, m=3), random(gen_gauss, m=4),
+                 adv(sym_gauss, m=3, alpha=0.01, label="m = 3 (smallest width where pi_b splits a neuron), alpha -> 0"),
+                 adv(sym_collinear, m=5, alpha=0.99, label="m = 5, nearly collinear data, alpha -> 1"),
+                 negative(gen_gauss, m=3, mutation="same-function embedding")],
        judged_by="at theta^ with a constructed kink, every extreme Clarke element g of L at theta^ has pi_b(g) among the "
-                 "extreme elements at pi_b(theta^) (distance <= 1e-13 relative); 50 random (theta^, b)")
+                 "extreme elements at pi_b(theta^) (distance <= 1e-13 relative); 50 random (theta^, b); a draw whose extreme set "
+                 "is sampled (too many ambiguous pairs to enumerate) is not judged (counted). Extremes: m = 3 with "
+                 "alpha = 0.01, m = 5 on nearly collinear data with alpha = 0.99")
 def lemE_2(fx):
     ev = Evidence()
     X, y, al, m = fx["X"], fx["y"], fx["alpha"], fx["m"]
     rng = fx.rng
     d = X.shape[1]
-    worst = 0.0
+    worst, judged, sampled = 0.0, 0, 0
     for _ in range(50):
         b = rng.normal(size=m)
         b[0], b[1] = abs(b[0]) + 0.1, -abs(b[1]) - 0.1
@@ -195,12 +205,20 @@ def lemE_2(fx):
             W, a = np.where((b > 0)[:, None], W2[0], W2[1]), c * np.where(b > 0, a2[0], a2[1])
         else:
             W, a = embed(b, W2, a2)
-        G2, _ = clarke_extreme_gradients(W2, a2, X, y, al, kink_tol=1e-12)
-        Gm, _ = clarke_extreme_gradients(W, a, X, y, al, kink_tol=1e-12)
+        G2, i2 = clarke_extreme_gradients(W2, a2, X, y, al, kink_tol=1e-12)
+        Gm, im = clarke_extreme_gradients(W, a, X, y, al, kink_tol=1e-12)
+        if i2["sampled"] or im["sampled"]:      # a sampled extreme set is not the set: no exact distance
+            sampled += 1
+            continue
+        judged += 1
         for g in G2:
             eW, ea = embed(b, g[: 2 * d].reshape(2, d), g[2 * d:])
             pg = np.concatenate([eW.ravel(), ea])
             worst = max(worst, float(np.min(np.linalg.norm(Gm - pg, axis=1))) / (np.linalg.norm(pg) + 1e-300))
+    ev.record(draws_judged=judged, draws_with_sampled_extreme_sets=sampled)
+    if not judged:
+        return ev.inconclusive("every draw has more ambiguous (neuron, point) pairs than the exact enumeration of "
+                               "Clarke extreme gradients allows (sampled sets)")
     ev.le("max distance of pi_b(g) to the extreme set at pi_b(theta^) (relative)", worst, 0.0, atol=1e-13)
     return ev
 
@@ -223,9 +241,13 @@ def lemE_7(fx):
 
 
 @claim("lyu2021.lemE.10", **cat.item("lemE.10"), hypotheses=[unit_data],
-       fixtures=[random(sym_gauss, m=4), random(gen_gauss, d=5), negative(sym_gauss, mutation="data scaled by 10")],
+       fixtures=[random(sym_gauss, m=4), random(gen_gauss, d=5),
+                 adv(sym_collinear, noise=1e-3, alpha=0.99, label="nearly collinear data, alpha -> 1 (near the tight case)"),
+                 adv(gen_gauss, alpha=0.01, label="alpha -> 0"),
+                 negative(sym_gauss, mutation="data scaled by 10")],
        judged_by="every extreme Clarke element at 500 random theta (a fifth on kinks): ||g||_2 <= ||theta||_2 and per block "
-                 "||dL/dw_k|| <= |a_k|, |dL/da_k| <= ||w_k|| (relative 1e-12); the tight case is a neuron along a data point")
+                 "||dL/dw_k|| <= |a_k|, |dL/da_k| <= ||w_k|| (relative 1e-12); the tight case is a neuron along a data point. "
+                 "Extremes: nearly collinear data (noise 1e-3) with alpha = 0.99, alpha = 0.01")
 def lemE_10(fx):
     ev = Evidence()
     X, y, al = fx["X"], fx["y"], fx["alpha"]
@@ -254,9 +276,13 @@ def lemE_10(fx):
 
 
 @claim("lyu2021.lemE.11", **cat.item("lemE.11"), hypotheses=[unit_data],
-       fixtures=[random(sym_gauss, m=4), random(sym_gauss, m=3, d=5), negative(sym_gauss, m=4, mutation="rate 1/10")],
+       fixtures=[random(sym_gauss, m=4), random(sym_gauss, m=3, d=5),
+                 adv(sym_collinear, m=2, alpha=0.99, label="m = 2, nearly collinear data, alpha -> 1"),
+                 adv(sym_gauss, m=2, alpha=0.01, label="m = 2, alpha -> 0"),
+                 negative(sym_gauss, m=4, mutation="rate 1/10")],
        judged_by="along an accurate flow from a small init through Phase II: ||theta(t)|| <= ||theta(t0)|| e^{t - t0} and "
-                 "||theta'(t)|| <= ||theta(t0)|| e^{t_s - t0} on 60 times (relative 1e-9)")
+                 "||theta'(t)|| <= ||theta(t0)|| e^{t_s - t0} on 60 times (relative 1e-9). Extremes: m = 2 on nearly collinear "
+                 "data with alpha = 0.99, m = 2 with alpha = 0.01")
 @inconclusive_on_stall
 def lemE_11(fx):
     ev = Evidence()
@@ -410,13 +436,16 @@ def lemF_3(fx):
 
 
 @claim("lyu2021.lemF.2", **cat.item("lemF.2"), hypotheses=[separable, symmetric],
-       fixtures=[random(sym_gauss), random(sym_gauss, d=5), negative(gen_gauss), negative(sym_gauss, mutation="w1 = w2")],
+       fixtures=[random(sym_gauss), random(sym_gauss, d=5), adv(sym_gauss, alpha=0.05, label="alpha -> 0"),
+                 negative(gen_gauss), negative(sym_gauss, mutation="w1 = w2")],
        judged_by="the exact KKT point (1/2)(w*, -w*, 1, -1) satisfies w1 = -w2, a1 = -a2 = ||w1||; normalised-GD endpoints "
                  "of the width-2 search with a1 > 0 > a2: max(||w1 + w2||/||w1||, |a1 + a2|/|a1|) judged by judge_trend over margin "
-                 "horizons {400, 1600, 6400, 25600} (tolerance 3e-2); the same starts at half the step (5e-3) measure the "
+                 "horizons {400, 1600, 6400, 25600} (tolerance 3e-2), over the endpoints near a KKT direction (an endpoint "
+                 "whose normalised margin rose at each of the last three horizons by > 0.5% in all is still leaving a "
+                 "saddle: recorded, not judged); the same starts at half the step (5e-3) measure the "
                  "discretisation jitter (max endpoint difference at the horizons where both runs are within tolerance), and "
                  "fluctuations below max(tol/10, twice that jitter) do not count against "
-                 "monotonicity (judge_trend's floor; inconclusive if the jitter reaches the tolerance)")
+                 "monotonicity (judge_trend's floor; inconclusive if the jitter reaches the tolerance). Extremes: alpha = 0.05")
 def lemF_2(fx):
     ev = Evidence()
     if not holds(symmetric, fx):
@@ -431,8 +460,17 @@ def lemF_2(fx):
     run, half = width2_kkt_search(fx, 8, H, etas=[1e-2, 5e-3])
     Wl, al_ = run.W[-1], run.a[-1]
     keep = [b for b in range(8) if al_[b, 0] > 0 > al_[b, 1] and np.linalg.norm(Wl[b, 1]) > 0.1 * np.linalg.norm(Wl[b, 0])]
+    # The lemma is about KKT-margin directions. An endpoint whose normalised margin rose at each of the last three
+    # horizons, by more than 0.5% in all, is still climbing away from a saddle (measured: 0.0556 -> 0.0563 with the
+    # second neuron growing, while converged endpoints sit at 0.083 and fluctuate both ways): not yet near a KKT
+    # direction, so it is recorded and left out.
+    gam = np.array([[normalized_margin(run.W[j, b], run.a[j, b], X, y, fx["alpha"]) for b in range(8)]
+                    for j in range(len(H))])
+    climbing = [b for b in keep if np.all(np.diff(gam[-3:, b]) > 0) and gam[-1, b] - gam[-3, b] > 5e-3 * gam[-1, b]]
+    ev.record(endpoints_climbing=len(climbing), normalized_margins_last=gam[-1, keep])
+    keep = [b for b in keep if b not in climbing]
     if not keep:
-        return ev.inconclusive("no search endpoint with two active neurons of opposite signs")
+        return ev.inconclusive("no converged search endpoint with two active neurons of opposite signs")
 
     def asym(r):
         out = []
@@ -561,10 +599,14 @@ def _perturbed_runs(fx, kappa=1.0, C=1.0, xi_scale=1.0, r_factor=1.0):
 
 
 @claim("lyu2021.lemE.5", **cat.item("lemE.5"), hypotheses=[symmetric, unit_data],
-       fixtures=[random(sym_gauss, m=3), random(sym_gauss, m=4, d=5), negative(sym_gauss, m=3, mutation="bound (2) with factor 1")],
+       fixtures=[random(sym_gauss, m=3), random(sym_gauss, m=4, d=5),
+                 adv(sym_gauss, m=2, alpha=0.9, label="m = 2 (one active neuron), alpha -> 1"),
+                 adv(sym_collinear, m=3, alpha=0.05, label="nearly collinear data, alpha -> 0"),
+                 negative(sym_gauss, m=3, mutation="bound (2) with factor 1")],
        judged_by="well-aligned theta^ with one zero neuron, C = 1, kappa = 1, r = min(r_max, 1e-3); accurate flow on 25 times "
                  "in [-T2(r), t0]: (1) activation signs of the active neurons equal those of w^_k; (2) ||phi||_M <= 2e^{lambda t}; "
-                 "(3) P-seminorm and (4) R-seminorm bounds (relative 1e-9)")
+                 "(3) P-seminorm and (4) R-seminorm bounds (relative 1e-9). Extremes: m = 2 (one active neuron) with alpha = 0.9, "
+                 "nearly collinear data with alpha = 0.05")
 @inconclusive_on_stall
 def lemE_5(fx):
     ev = Evidence()
@@ -591,8 +633,12 @@ def lemE_5(fx):
 
 
 @claim("lyu2021.lemE.6", **cat.item("lemE.6"), hypotheses=[symmetric, unit_data],
-       fixtures=[random(sym_gauss, m=3), random(sym_gauss, m=4, d=5), negative(sym_gauss, m=3, mutation="perturbation 1000x larger than C r^(1+kappa)")],
-       judged_by="as lemE.5: ||phi(theta0, T2 + t) - phi(r theta^, T2 + t)||_M <= 4 C r^kappa e^{lambda t} on 25 times (relative 1e-9)")
+       fixtures=[random(sym_gauss, m=3), random(sym_gauss, m=4, d=5),
+                 adv(sym_gauss, m=2, alpha=0.9, label="m = 2 (one active neuron), alpha -> 1"),
+                 adv(sym_collinear, m=3, alpha=0.05, label="nearly collinear data, alpha -> 0"),
+                 negative(sym_gauss, m=3, mutation="perturbation 1000x larger than C r^(1+kappa)")],
+       judged_by="as lemE.5: ||phi(theta0, T2 + t) - phi(r theta^, T2 + t)||_M <= 4 C r^kappa e^{lambda t} on 25 times (relative "
+                 "1e-9). Extremes: m = 2 (one active neuron) with alpha = 0.9, nearly collinear data with alpha = 0.05")
 @inconclusive_on_stall
 def lemE_6(fx):
     ev = Evidence()

@@ -252,10 +252,12 @@ asmA8 = hypothesis("Asm A.8", _a8, description="||mu+|| < ||mu-||")
 
 @claim("lyu2021.thmA.10", **cat.item("thmA.10"), hypotheses=[separable, asmA2, asmA8],
        fixtures=[random(hinted_flipped), random(hinted_flipped, m=1, profiles=("standard", "thorough")),
+                 adv(hinted_flipped, alpha=0.8, label="alpha = 0.8"),
                  negative(hinted, gap=0.7, n0=4, m=2, sigma=1e-8),
                  negative(hinted_flipped, mutation="target +(1/2)phi(<w-, x>)")],
        judged_by="label-flipped hinted data; as thm6.2 with target -(1/2)phi(-<w-, x>); success iff some s_k = -1; "
-                 "plus the exact label-flip identity GD(flipped, (W, a)) = GD(original, (W, -a)) over 500 steps",
+                 "plus the exact label-flip identity GD(flipped, (W, a)) = GD(original, (W, -a)) over 500 steps. Extremes: m = 1, "
+                 "alpha = 0.8",
        timeout_s=900)
 def thmA_10(fx):
     ev_id = Evidence()

@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from html import escape
-from urllib.parse import quote
 
 from .. import settings as S
 from ..errata import errata_markdown
@@ -203,23 +202,27 @@ def _record_html(e: Erratum) -> str:
     return "<table class=kv>" + "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in rows) + "</table>"
 
 
-def errata_cards_html(errata: list[Erratum]) -> str:
+def errata_cards_html(errata: list[Erratum], store=None) -> str:
+    """One folded card per erratum; with a :class:`~.html.LazyStore`, its body is stored compressed and
+    inflated when the card is opened."""
     parts = []
     for e in errata:
         if e.amendments:
             amended = "".join(f'<div class="amended">{_statement_column(a, "Amended")}</div>' for a in e.amendments)
         else:
             amended = "<h4>Amended</h4><p class=muted>No amended claim is registered.</p>"
+        body = (f'<div class="sidebyside"><div>{_statement_column(e.view, "As printed")}</div>'
+                f"<div>{amended}</div></div>{_record_html(e)}{_counterexample_html(e)}")
         parts.append(
             f'<details class="erratum" data-claim="{escape(e.view.id)}"><summary>{fmt.claim_link(e.view.id)} '
             f"{fmt.badge(e.view.display)} <span class=muted>{escape(e.kind)}</span> — {_one_line(e)}</summary>"
-            f'<div class="sidebyside"><div>{_statement_column(e.view, "As printed")}</div><div>{amended}</div></div>'
-            f"{_record_html(e)}{_counterexample_html(e)}</details>")
+            + (store.add(body) if store is not None else body) + "</details>")
     return "".join(parts)
 
 
-def markdown_html(model: ReportModel) -> str:
-    """Each paper's errata summary as ``verify errata PAPER`` prints it: a download and a folded copy."""
+def markdown_html(model: ReportModel, store=None) -> str:
+    """Each paper's errata summary as ``verify errata PAPER`` prints it: a download and a folded copy
+    (stored compressed with a :class:`~.html.LazyStore`)."""
     statuses = {cid: v.status for cid, v in model.claims.items()}
     parts = []
     for paper in model.papers:
@@ -229,9 +232,12 @@ def markdown_html(model: ReportModel) -> str:
                 not any(v.status["status"] == S.ST_REFUTED for v in views):
             continue
         md = errata_markdown(paper, claims, statuses)
-        href = "data:text/markdown;charset=utf-8," + quote(md)
-        parts.append(f'<li><a download="errata-{escape(paper)}.md" href="{escape(href)}">errata-{escape(paper)}.md</a>'
-                     f' <details class="small"><summary>show the Markdown</summary><pre>{escape(md)}</pre></details></li>')
+        href = fmt.data_uri(md, "text/markdown;charset=utf-8", also="<>'")  # text of records: no markup
+        pre = f"<pre>{escape(md)}</pre>"
+        parts.append(f'<li><a download="errata-{escape(paper)}.md" href="{href}">'
+                     f"errata-{escape(paper)}.md</a>"
+                     f' <details class="small"><summary>show the Markdown</summary>'
+                     f"{store.add(pre) if store is not None else pre}</details></li>")
     if not parts:
         return ""
     return ("<h3>Summaries for a review</h3><p class=small>The same text as <code>verify errata PAPER</code>, "
@@ -263,9 +269,10 @@ def unreproduced_html(model: ReportModel) -> str:
     return f'<h3>Expected refutations not found ({len(missing)})</h3><ul class="unreproduced">{items}</ul>'
 
 
-def errata_section_html(model: ReportModel) -> str:
+def errata_section_html(model: ReportModel, *, store=None) -> str:
     errata = [e for e in find_errata(model) if e.kind != "derived"]
-    body = (errata_table_html(errata) + markdown_html(model) + "<h3>Each erratum</h3>" + errata_cards_html(errata)
+    body = (errata_table_html(errata) + markdown_html(model, store) + "<h3>Each erratum</h3>"
+            + errata_cards_html(errata, store)
             if errata else "<p>No claim is refuted as printed in these records.</p>")
     return (f'<section id="errata"><h2>Errata ({len(errata)})</h2>{body}{derived_html(model)}'
             f"{unreproduced_html(model)}</section>")

@@ -2,9 +2,9 @@
 filterable), dependency graphs and one collapsed card per claim.
 
 Everything taken from records is escaped here or in :mod:`.fmt` / :mod:`.mathml`; the page loads
-nothing from outside (inline CSS, inline JS, math as MathML, plots as SVG data URIs). The bulk of each
-claim card is stored gzipped and inflated by the page's script when the card is opened
-(:func:`lazy_html`); ``lazy=False`` writes it as plain HTML.
+nothing from outside (inline CSS, inline JS, math as MathML, plots as SVG data URIs). The body of each
+claim card and erratum card is stored gzipped, many cards to a stream, and inflated by the page's script
+when the card is opened (:class:`LazyStore`); ``lazy=False`` writes it as plain HTML.
 """
 
 from __future__ import annotations
@@ -491,51 +491,90 @@ def plots_html(v: ClaimView, budget: PlotBudget) -> str:
     return f'<h4>Plots</h4><div class="plots">{figs}</div>'
 
 
-def lazy_html(inner: str) -> str:
-    """``inner`` gzipped into the page, inflated by the script when its claim is opened: the bulk of a
-    card (its status table, hypotheses, fixtures and evidence) costs a fifth of its bytes and nothing
-    at load."""
-    z = base64.b64encode(gzip.compress(inner.encode("utf-8"), compresslevel=9, mtime=0)).decode("ascii")
-    return f'<div class="lazy" data-z="{z}"><p class="small muted">opening the tables…</p></div>'
+LAZY_CHUNK_CHARS = 1_500_000  # characters of card bodies compressed in one stream
 
 
-def claim_section_html(v: ClaimView, model: ReportModel, budget: PlotBudget, *, lazy: bool = True) -> str:
-    """One claim's card. With ``lazy``, its hypothesis, fixture and evidence tables are stored gzipped
-    and inflated by the page's script when the card is opened; without, the card is plain HTML (for a
-    notebook, where scripts may not run)."""
+class LazyStore:
+    """The bodies of folded cards, compressed together into a few gzip streams written once at the end
+    of the page. Deflate finds in one card what the cards before it already said (the same table
+    headings, fixture families, plot frames), so a stream of many cards takes under half the bytes of
+    the same cards compressed one by one; the page's script inflates a stream the first time a card in
+    it is opened and puts only that card's body into the page. A body is referred to as
+    ``data-z="STREAM.INDEX"``; a stream holds its bodies separated by NUL characters (none is left in a
+    body: the HTML parser would drop it anyway)."""
+
+    def __init__(self, chunk_chars: int = LAZY_CHUNK_CHARS) -> None:
+        self.chunk_chars = chunk_chars
+        self.chunks: list[list[str]] = [[]]
+        self._size = 0
+
+    def add(self, inner: str) -> str:
+        """A placeholder for ``inner``, inflated in its place when the card around it is opened."""
+        if self._size >= self.chunk_chars:
+            self.chunks.append([])
+            self._size = 0
+        body = inner.replace("\x00", "\ufffd")
+        ref = f"{len(self.chunks) - 1}.{len(self.chunks[-1])}"
+        self.chunks[-1].append(body)
+        self._size += len(body)
+        return f'<div class="lazy" data-z="{ref}"><p class="small muted">opening…</p></div>'
+
+    def html(self) -> str:
+        """The streams, base64 in inert script elements (``id="z0"``, ``"z1"``, …)."""
+        out = []
+        for n, bodies in enumerate(self.chunks):
+            if bodies:
+                z = gzip.compress("\x00".join(bodies).encode("utf-8"), compresslevel=9, mtime=0)
+                out.append(f'<script type="application/gzip" class="z" id="z{n}">'
+                           f'{base64.b64encode(z).decode("ascii")}</script>')
+        return "".join(out)
+
+
+def _statement_html(v: ClaimView) -> str:
+    return f'<div class="statement">{text_html(str(v.claim.get("statement") or ""))}</div>'
+
+
+def claim_section_html(v: ClaimView, model: ReportModel, budget: PlotBudget, *,
+                       store: LazyStore | None = None) -> str:
+    """One claim's card. With a ``store``, its body (statement, hypotheses, fixtures, evidence, plots)
+    goes into the store, compressed, and is inflated by the page's script when the card is opened;
+    without, the card is plain HTML (for a notebook, where scripts may not run). Folded, the card shows
+    its summary line either way."""
     title = f" — {label_html(v.claim['title'])}" if v.claim.get("title") else ""
     statement = str(v.claim.get("statement") or "")
     evidence = "".join(_evidence_block(r, (model.run_label(r) + " ").lstrip()) for r in v.results)
-    tables = (f'<details class="small"><summary>TeX source</summary><pre>{escape(statement)}</pre></details>'
-              f"{_kv_html(v)}<h4>Dependencies</h4>{_dependencies_html(v, model)}"
-              f"<h4>Hypotheses and how each was checked</h4>{_hypotheses_html(v, model)}"
-              f"<h4>Fixtures</h4>{_fixtures_html(v, model)}"
-              + (f"<h4>Evidence per fixture</h4>{evidence}" if evidence else ""))
+    body = (_statement_html(v)
+            + f'<details class="small"><summary>TeX source</summary><pre>{escape(statement)}</pre></details>'
+            f"{_kv_html(v)}<h4>Dependencies</h4>{_dependencies_html(v, model)}"
+            f"<h4>Hypotheses and how each was checked</h4>{_hypotheses_html(v, model)}"
+            f"<h4>Fixtures</h4>{_fixtures_html(v, model)}"
+            + (f"<h4>Evidence per fixture</h4>{evidence}" if evidence else "") + plots_html(v, budget))
     return (
         f'<details class="claim" id="claim-{escape(v.id)}" {_data_attrs(v)}>'
         f'<summary><span class="cid">{escape(v.id)}</span> <span class="muted">{escape(str(v.claim.get("kind", "")))}'
         f"</span>{title} {fmt.badge(v.display)} {_marks(v)}</summary>"
-        f'<div class="statement">{text_html(statement)}</div>'
-        + (lazy_html(tables + plots_html(v, budget)) if lazy else tables + plots_html(v, budget))
+        + (store.add(body) if store is not None else body)
         + (f"<h4>Reproduce</h4>{_repro_html(v, model)}" if v.claim.get("checkable", True) else "")
         + "</details>")
 
 
-def details_html(model: ReportModel, budget: PlotBudget, *, lazy: bool = True) -> str:
+def details_html(model: ReportModel, budget: PlotBudget, *, store: LazyStore | None = None) -> str:
     parts = ['<section id="details"><h2>Claim details</h2>']
     for paper in model.papers:
         parts.append(f"<h3>{escape(paper)}</h3>")
-        parts.extend(claim_section_html(v, model, budget, lazy=lazy) for v in model.of_paper(paper))
+        parts.extend(claim_section_html(v, model, budget, store=store) for v in model.of_paper(paper))
     parts.append("</section>")
     return "".join(parts)
 
 
 def page_html(model: ReportModel, title: str, *, plot_budget: PlotBudget | None = None, lazy: bool = True) -> str:
     budget = plot_budget or PlotBudget()
+    store = LazyStore() if lazy else None
+    main = (f"{banner_html(model)}{overview_html(model)}{errata_section_html(model, store=store)}"
+            f"{claim_table_html(model)}{graphs_html(model)}{details_html(model, budget, store=store)}")
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{escape(title)}</title><style>{CSS}\n{status_classes_css()}</style></head><body>"
-        f"{header_html(model, title)}<main>{banner_html(model)}{overview_html(model)}"
-        f"{errata_section_html(model)}{claim_table_html(model)}{graphs_html(model)}{details_html(model, budget, lazy=lazy)}</main>"
+        f"{header_html(model, title)}<main>{main}</main>{store.html() if store else ''}"
         f"<script>{SCRIPT}</script></body></html>\n")

@@ -1,7 +1,8 @@
 """The report page's only script: filters, sorting and openings, all kept in the URL hash.
 
-Cards store their bulky tables gzipped (``.lazy[data-z]``); opening a card inflates them with the
-browser's DecompressionStream. Hash keys: ``paper``, ``status``, ``kind``, ``unexpected=1``, ``unguarded=1``, ``loose=1``, ``q`` (text in
+Cards store their bodies gzipped, many to a stream (``.lazy[data-z="STREAM.INDEX"]`` refers to a body of
+``script#zSTREAM``); opening a card inflates its stream once, with the browser's DecompressionStream, and
+puts that card's body in place. Hash keys: ``paper``, ``status``, ``kind``, ``unexpected=1``, ``unguarded=1``, ``loose=1``, ``q`` (text in
 the id or the statement), ``sort=COLUMN:asc|desc``, ``open=ID``; ``#claim-ID`` opens one claim.
 """
 
@@ -60,22 +61,31 @@ SCRIPT = """
     th.setAttribute('aria-sort', dir === 'desc' ? 'descending' : 'ascending');
     sortState = col + ':' + dir;
   }
+  var streams = {};
+  function stream(n) {
+    if (!streams[n]) {
+      var bin = atob(byId('z' + n).textContent), bytes = new Uint8Array(bin.length);
+      for (var i = 0; i < bin.length; i++) { bytes[i] = bin.charCodeAt(i); }
+      var inflated = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+      streams[n] = new Response(inflated).text().then(function (t) { return t.split('\\u0000'); });
+    }
+    return streams[n];
+  }
   function inflate(el) {
     var z = el.getAttribute('data-z');
     if (!z) { return; }
     el.removeAttribute('data-z');
-    var bin = atob(z), bytes = new Uint8Array(bin.length);
-    for (var i = 0; i < bin.length; i++) { bytes[i] = bin.charCodeAt(i); }
-    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
-    new Response(stream).text().then(function (html) {
-      el.innerHTML = html;
+    var at = z.split('.');
+    stream(at[0]).then(function (bodies) {
+      el.innerHTML = bodies[parseInt(at[1], 10)];
       el.setAttribute('data-inflated', '1');
     });
   }
-  secs.forEach(function (s) {
-    s.addEventListener('toggle', function () {
-      if (s.open) { Array.prototype.forEach.call(s.querySelectorAll('.lazy[data-z]'), inflate); }
-    });
+  Array.prototype.forEach.call(document.querySelectorAll('.lazy[data-z]'), function (el) {
+    var d = el.parentNode.closest('details');
+    if (!d) { inflate(el); return; }
+    d.addEventListener('toggle', function () { if (d.open) { inflate(el); } });
+    if (d.open) { inflate(el); }
   });
   function openClaim(id) {
     var d = byId('claim-' + id);
