@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from verify.numerics.flow import gradient_descent, integrate_flow, normalized_gradient_descent
-from verify.numerics.nets import LOGISTIC, Loss, gradient, log_loss, margins
+from verify.numerics.nets import Loss, gradient, log_loss, log_scaled_loss, margins
 
 
 def gd_until_margin(W, a, X, y, alpha, *, eta=0.05, q_target=1.0, max_steps=200_000):
@@ -68,12 +68,9 @@ def shifted_logistic(c: float) -> Loss:
     """The loss e^c log(1 + e^{-q}), built in log domain (e^c itself may overflow).
 
     Its gradient flow is the logistic flow with time rescaled by e^c (same trajectory); with c = -log L(theta0)
-    the field is O(1) at theta0 however small L(theta0) is."""
-    return Loss(name=f"e^{c:.6g}*logistic",
-                value=lambda q: np.exp(c + LOGISTIC.log_value(q)),
-                neg_derivative=lambda q: np.exp(c + LOGISTIC.log_neg_derivative(q)),
-                log_value=lambda q: c + LOGISTIC.log_value(q),
-                log_neg_derivative=lambda q: c + LOGISTIC.log_neg_derivative(q))
+    the field is O(1) at theta0 however small L(theta0) is. It is :func:`verify.numerics.nets.log_scaled_loss`,
+    so the compiled integrators take it."""
+    return log_scaled_loss("logistic", c)
 
 
 @dataclass
