@@ -125,6 +125,24 @@ def test_normalized_gradient_descent(batched, loss, reduction, monkeypatch):
     assert np.all(np.asarray(c["snapshots"][-1]["step"]) > 0)
 
 
+def test_normalized_gradient_descent_with_margin_scaled_steps(monkeypatch):
+    """step_margin_ref: steps lr * min(1, q_ref / q_min) in both paths; above q_ref the margin then grows about
+    linearly in the step count, so the last horizon takes more steps than with the fixed step."""
+    W, a, X, y = _problem(B=3)
+    run = lambda ref: dict(flow.normalized_gradient_descent(  # noqa: E731
+        W, a, X, y, lr=0.05, alpha=0.1, margin_horizons=[1.0, 3.0, 9.0], max_steps=20000, record_every=50,
+        step_margin_ref=ref))
+    c, r = _both(lambda: run(2.0), monkeypatch)
+    _same(c, r, 1e-10)
+    fixed = run(None)
+    scaled = np.asarray(c["snapshots"][-1]["step"])
+    assert np.all(scaled > 0)
+    assert np.array_equal(np.asarray(c["snapshots"][0]["step"]), np.asarray(fixed["snapshots"][0]["step"]))
+    assert np.all(scaled > np.asarray(fixed["snapshots"][-1]["step"]))
+    with pytest.raises(Exception, match="step_margin_ref"):
+        run(-1.0)
+
+
 def test_gd_log_time_matches_the_numpy_loop(monkeypatch):
     W, a, X, y = _problem(B=None)
     s = np.array([0.001, 0.5, 0.2, 2.0, 4.0])  # an already-passed checkpoint returns the current iterate

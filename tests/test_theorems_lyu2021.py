@@ -21,7 +21,6 @@ from theorems.lyu2021.common import (
     svm,
 )
 from theorems.lyu2021.dynamics import (
-    _ngd_horizons_scaled,
     flow_margin_horizons,
     flow_ode,
     gd_until_margin,
@@ -139,17 +138,40 @@ def test_gradient_matches_finite_differences_off_kinks():
     assert fd == pytest.approx(gW[1, 2], rel=1e-6)
 
 
-def test_ngd_adapter_matches_local_loop_with_unit_step_scaling():
-    """ngd_horizons (shared normalized_gradient_descent) == the local q_ref loop when q_ref makes the scale 1."""
+def _ngd_reference(W, a, X, y, alpha, H, eta, q_ref):
+    """A plain loop of normalised GD with steps eta * min(1, q_ref / q_min) and snapshots at margin horizons."""
+    from verify.numerics.nets import gradient, margins
+
+    W, a = np.array(W, dtype=float), np.array(a, dtype=float)
+    steps = np.full((len(H), len(W)), -1)
+    SW = np.full((len(H),) + W.shape, np.nan)
+    for b in range(len(W)):
+        k, j = 0, 0
+        while j < len(H):
+            q = margins(W[b], a[b], X, y, alpha).min()
+            while j < len(H) and q >= H[j]:
+                steps[j, b], SW[j, b] = k, W[b]
+                j += 1
+            gW, ga = gradient(W[b], a[b], X, y, alpha, normalized=True)
+            step = eta * min(1.0, q_ref / q)
+            W[b], a[b] = W[b] - step * gW, a[b] - step * ga
+            k += 1
+    return steps, SW
+
+
+@pytest.mark.parametrize("q_ref", [None, 3.0])
+def test_ngd_horizons_matches_a_plain_loop(q_ref):
+    """ngd_horizons (the shared normalized_gradient_descent, with step_margin_ref when q_ref is given) == a plain
+    per-seed loop of the same steps."""
     fx = _sym(4)
     rng = np.random.default_rng(5)
     W, a = rng.normal(size=(3, 2, 3)), rng.normal(size=(3, 2))
     W, a, _ = gd_until_margin(W, a, fx["X"], fx["y"], 0.5, eta=0.1, q_target=1.0)
     H = [2.0, 4.0, 8.0]
-    r1 = ngd_horizons(W, a, fx["X"], fx["y"], 0.5, H, eta=1e-2)
-    r2 = _ngd_horizons_scaled(W, a, fx["X"], fx["y"], 0.5, np.asarray(H), eta=1e-2, max_steps=400_000, q_ref=np.inf)
-    assert r1.reached.all() and np.array_equal(r1.steps, r2.steps)
-    assert np.allclose(r1.W, r2.W, rtol=1e-10, atol=1e-12) and np.allclose(r1.a, r2.a, rtol=1e-10, atol=1e-12)
+    r1 = ngd_horizons(W, a, fx["X"], fx["y"], 0.5, H, eta=1e-2, q_ref=q_ref)
+    steps, SW = _ngd_reference(W, a, fx["X"], fx["y"], 0.5, H, 1e-2, np.inf if q_ref is None else q_ref)
+    assert r1.reached.all() and np.array_equal(r1.steps, steps)
+    assert np.allclose(r1.W, SW, rtol=1e-9, atol=1e-12)
 
 
 def test_shifted_logistic_is_a_log_domain_multiple():

@@ -10,7 +10,7 @@ from scipy.integrate import simpson
 from fixtures.lyu2021 import gen_gauss, hinted, sym_collinear, sym_fig1left, sym_gauss
 from verify import Evidence, claim, negative, random
 from verify import adversarial as adv
-from verify.numerics.flow import integrate_flow
+from verify.numerics.flow import gd_steps, integrate_flow
 from verify.numerics.margin import two_layer_kkt_residual
 from verify.numerics.nets import (
     activation,
@@ -633,15 +633,29 @@ def thmB_19(fx):
     bound = (L0 - np.log(2) / n) / (ck * (al * gstar / (2 * n)) ** 2) if cond else np.inf
     eta, t_hit, s0 = 0.05, None, np.sign(a[0])
     ll, nr = [], []
-    checkpoints = {1000, 4000, 16000, 64000}
-    for k in range(1, 64001):
-        gW, ga = gradient(W, a, X, y, al)
-        W, a = W - eta * gW, a - eta * ga
-        if t_hit is None and float(log_loss(margins(W, a, X, y, al))) < np.log(np.log(2) / n):
-            t_hit = k * eta
+    checkpoints = [1000, 4000, 16000, 64000]
+    thr = np.log(np.log(2) / n)
+    k = 0
+    # compiled GD in chunks up to the next checkpoint; a chunk in which the loss crosses ln2/n or sign(a_0)
+    # changes is replayed step by step, so t_hit and the stop are those of a step-by-step loop
+    while k < checkpoints[-1]:
+        nxt = min(c for c in checkpoints if c > k)
+        chunk = min(200, nxt - k)
+        W1, a1 = gd_steps(W, a, X, y, lr=eta, steps=chunk, alpha=al)
+        if (t_hit is None and float(log_loss(margins(W1, a1, X, y, al))) < thr) or np.sign(a1[0]) != s0:
+            for _ in range(chunk):
+                W, a = gd_steps(W, a, X, y, lr=eta, steps=1, alpha=al)
+                k += 1
+                if t_hit is None and float(log_loss(margins(W, a, X, y, al))) < thr:
+                    t_hit = k * eta
+                if np.sign(a[0]) != s0:
+                    break
+        else:
+            W, a = W1, a1
+            k += chunk
         if np.sign(a[0]) != s0:
             break
-        if k in checkpoints:
+        if k == nxt:
             ll.append(float(log_loss(margins(W, a, X, y, al))))
             nr.append(float(np.sqrt(parameter_norm_sq(W, a))))
     ev.true("neuron condition holds at theta0", cond, detail=f"c_k = {ck:.3g}")

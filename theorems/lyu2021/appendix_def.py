@@ -317,22 +317,25 @@ def lemF_1(fx):
     w, _ = svm(X, y)
     rng = fx.rng
     bound = 1.05 if fx.mutated("bound 1.05 instead of 1") else 1.0
-    worst, feas = np.inf, 0      # worst = min over samples of (value - bound) / (rounding scale of the sum)
-    for j in range(20000):
+    U1, U2 = np.empty((20000, w.size)), np.empty((20000, w.size))
+    for j in range(20000):                # the draws, in the order a per-sample loop makes them
         u1 = rng.uniform(0.2, 3) * w + rng.uniform(0, 2) * rng.normal(size=w.size)
         u2 = rng.uniform(0.2, 3) * w + rng.uniform(0, 2) * rng.normal(size=w.size)
         if j % 10 == 0:
             u1 = on_kink(rng, u1[None], X, 0, int(rng.integers(len(X))))[0]
-        z1, z2 = X @ u1, X @ u2
-        s0 = float(np.min(y * (activation(z1, al) - activation(-z2, al))))
-        if s0 <= 0:
-            continue
-        feas += 1
-        z1, z2 = z1 / s0, z2 / s0
-        for h1 in (np.where(z1 > 0, 1.0, np.where(z1 < 0, al, al)), np.where(z1 > 0, 1.0, np.where(z1 < 0, al, 1.0))):
-            for h2 in (np.where(-z2 > 0, 1.0, np.where(-z2 < 0, al, al)), np.where(-z2 > 0, 1.0, np.where(-z2 < 0, al, 1.0))):
-                val = y * (h1 * z2 + h2 * z1)
-                scale = np.abs(h1 * z2) + np.abs(h2 * z1) + 1.0
+        U1[j], U2[j] = u1, u2
+    # evaluated together: worst = min over samples of (value - bound) / (rounding scale of the sum)
+    Z1, Z2 = np.array([X @ u for u in U1]), np.array([X @ u for u in U2])
+    s0 = np.min(y * (activation(Z1, al) - activation(-Z2, al)), axis=1)
+    ok = s0 > 0
+    feas = int(ok.sum())
+    Z1, Z2 = Z1[ok] / s0[ok, None], Z2[ok] / s0[ok, None]
+    worst = np.inf
+    for h1 in (np.where(Z1 > 0, 1.0, np.where(Z1 < 0, al, al)), np.where(Z1 > 0, 1.0, np.where(Z1 < 0, al, 1.0))):
+        for h2 in (np.where(-Z2 > 0, 1.0, np.where(-Z2 < 0, al, al)), np.where(-Z2 > 0, 1.0, np.where(-Z2 < 0, al, 1.0))):
+            val = y * (h1 * Z2 + h2 * Z1)
+            scale = np.abs(h1 * Z2) + np.abs(h2 * Z1) + 1.0
+            if feas:
                 worst = min(worst, float(np.min((val - bound) / scale)))
     if feas == 0:
         return ev.inconclusive("no feasible sample")

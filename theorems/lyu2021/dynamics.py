@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from verify.numerics.flow import gradient_descent, integrate_flow, normalized_gradient_descent
-from verify.numerics.nets import LOGISTIC, Loss, gradient, log_loss, margins
+from verify.numerics.nets import Loss, gradient, log_loss, log_scaled_loss, margins
 
 
 def gd_until_margin(W, a, X, y, alpha, *, eta=0.05, q_target=1.0, max_steps=200_000):
@@ -50,65 +50,27 @@ def ngd_horizons(W, a, X, y, alpha, horizons, *, eta=1e-2, max_steps=400_000, q_
     """Normalised GD theta <- theta - eta grad log L (log-domain weights), batched, with snapshots at
     margin horizons (spec I3). Each element stops after its last horizon.
 
-    Without ``q_ref`` this is :func:`verify.numerics.flow.normalized_gradient_descent` (snapshots repackaged).
-    With ``q_ref`` the step is eta * min(1, q_ref / q_min) -- the curvature of log L on the sphere grows like
-    q_min, and a fixed step makes the iterates jitter at large margins; the shared integrator has no such step
-    scaling, so that case keeps the local loop :func:`_ngd_horizons_scaled`."""
+    :func:`verify.numerics.flow.normalized_gradient_descent` (snapshots repackaged). With ``q_ref`` the step is
+    eta * min(1, q_ref / q_min) (its ``step_margin_ref``): the curvature of log L on the sphere grows like q_min,
+    and a fixed step makes the iterates jitter at large margins."""
     H = np.asarray(horizons, dtype=float)
-    if q_ref is not None:
-        return _ngd_horizons_scaled(W, a, X, y, alpha, H, eta=eta, max_steps=max_steps, q_ref=q_ref)
     if np.any(np.diff(H) < 0):
         raise ValueError("ngd_horizons: horizons must be ascending")
     res = normalized_gradient_descent(np.asarray(W, dtype=float), np.asarray(a, dtype=float), X, y, alpha=alpha, lr=eta,
-                                      margin_horizons=H, max_steps=max_steps, record_every=max(1, max_steps))
+                                      margin_horizons=H, max_steps=max_steps, record_every=max(1, max_steps),
+                                      step_margin_ref=q_ref)
     snaps = res.snapshots
     steps = np.stack([np.asarray(s["step"]) for s in snaps])
     return HorizonRun(H, np.stack([s["W"] for s in snaps]), np.stack([s["a"] for s in snaps]), steps >= 0, steps)
-
-
-def _ngd_horizons_scaled(W, a, X, y, alpha, H, *, eta, max_steps, q_ref) -> HorizonRun:
-    """:func:`ngd_horizons` with the step eta * min(1, q_ref / q_min) (not offered by the shared integrator)."""
-    W = np.array(W, dtype=float)
-    a = np.array(a, dtype=float)
-    B, m, d = W.shape
-    SW = np.full((len(H), B, m, d), np.nan)
-    Sa = np.full((len(H), B, m), np.nan)
-    reached = np.zeros((len(H), B), bool)
-    steps = np.full((len(H), B), -1)
-    nxt = np.zeros(B, int)
-    active = np.ones(B, bool)
-    for k in range(max_steps):
-        idx = np.flatnonzero(active)
-        q = margins(W[idx], a[idx], X, y, alpha).min(axis=-1)
-        for j_b, b in enumerate(idx):
-            while nxt[b] < len(H) and q[j_b] >= H[nxt[b]]:
-                SW[nxt[b], b], Sa[nxt[b], b] = W[b], a[b]
-                reached[nxt[b], b] = True
-                steps[nxt[b], b] = k
-                nxt[b] += 1
-            if nxt[b] >= len(H):
-                active[b] = False
-        if not active.any():
-            break
-        idx = np.flatnonzero(active)
-        gW, ga = gradient(W[idx], a[idx], X, y, alpha, normalized=True)
-        qa = margins(W[idx], a[idx], X, y, alpha).min(axis=-1)
-        step = eta * np.minimum(1.0, q_ref / np.maximum(qa, 1e-300))
-        W[idx] -= step[:, None, None] * gW
-        a[idx] -= step[:, None] * ga
-    return HorizonRun(H, SW, Sa, reached, steps)
 
 
 def shifted_logistic(c: float) -> Loss:
     """The loss e^c log(1 + e^{-q}), built in log domain (e^c itself may overflow).
 
     Its gradient flow is the logistic flow with time rescaled by e^c (same trajectory); with c = -log L(theta0)
-    the field is O(1) at theta0 however small L(theta0) is."""
-    return Loss(name=f"e^{c:.6g}*logistic",
-                value=lambda q: np.exp(c + LOGISTIC.log_value(q)),
-                neg_derivative=lambda q: np.exp(c + LOGISTIC.log_neg_derivative(q)),
-                log_value=lambda q: c + LOGISTIC.log_value(q),
-                log_neg_derivative=lambda q: c + LOGISTIC.log_neg_derivative(q))
+    the field is O(1) at theta0 however small L(theta0) is. It is :func:`verify.numerics.nets.log_scaled_loss`,
+    so the compiled integrators take it."""
+    return log_scaled_loss("logistic", c)
 
 
 @dataclass

@@ -377,13 +377,14 @@ def gd_run(W, a, X, y, lr, steps, every, stop_margin, use_stop, alpha, kink, kin
 
 
 @jit
-def ngd_run(W, a, X, y, lr, log_lr, max_steps, every, Qs, alpha, kink, kind, offsets, log_count,
+def ngd_run(W, a, X, y, lr, log_lr, q_ref, max_steps, every, Qs, alpha, kink, kind, offsets, log_count,
             b0, scale0, nxt, log_time, nsteps, changes, prev, k, row,
             s_step, s_W, s_a, s_min_margin, s_normalized, s_log_loss, s_log_time,
             h_step, h_log_loss, h_min_margin, h_normalized, h_drift, h_changes, h_log_time):
     """flow.normalized_gradient_descent from step ``k`` (history row ``row``) on; returns (k, row, done).
 
-    Steps of lr / L (``log_lr`` = log lr) with log-domain weights; the snapshot for horizon Q is the first iterate with
+    Steps of lr / L (``log_lr`` = log lr; with ``q_ref`` > 0 the step is lr * min(1, q_ref / q_min)) with log-domain
+    weights; the snapshot for horizon Q is the first iterate with
     q_min >= Q; an element stops after its last horizon.  Returns early (done False) when the history
     buffers are full, with the state consistent at the start of step k."""
     B, m, d = W.shape
@@ -449,8 +450,13 @@ def ngd_run(W, a, X, y, lr, log_lr, max_steps, every, Qs, alpha, kink, kind, off
             return k, row, True
         for b in range(B):
             if nxt[b] < H:
-                descend(W[b], a[b], dW[b], da[b], lr)
-                log_time[b] = logaddexp(log_time[b], log_lr - logL[b])
+                if q_ref > 0.0 and qmin[b] > q_ref:
+                    lr_b = lr * (q_ref / qmin[b])
+                    descend(W[b], a[b], dW[b], da[b], lr_b)
+                    log_time[b] = logaddexp(log_time[b], np.log(lr_b) - logL[b])
+                else:
+                    descend(W[b], a[b], dW[b], da[b], lr)
+                    log_time[b] = logaddexp(log_time[b], log_lr - logL[b])
                 nsteps[b] += 1
         k += 1
 

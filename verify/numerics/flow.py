@@ -329,8 +329,11 @@ def normalized_gradient_descent(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y
                                 alpha: float = 0.0, loss: str | Loss = "logistic", lr: float,
                                 margin_horizons: list[float] | np.ndarray, max_steps: int,
                                 record_every: int | None = None, at_kink: float | None = None,
-                                reduction: str = "mean") -> FlowResult:
+                                reduction: str = "mean", step_margin_ref: float | None = None) -> FlowResult:
     """Late-phase GD on log L: theta <- theta - lr grad L / L (a GD step of size lr/L), batched.
+
+    ``step_margin_ref`` (q_ref): the step is lr * min(1, q_ref / q_min) instead -- the curvature of log L on the
+    sphere grows like q_min, and a fixed step makes the iterates jitter at large margins.
 
     The step uses the normalised weights -l'(q_i)/(n L) computed in log domain, so nothing overflows however
     small L is.  For each horizon Q (ascending), a snapshot is taken at the first iterate whose minimum margin
@@ -348,6 +351,9 @@ def normalized_gradient_descent(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y
     Qs = np.sort(np.atleast_1d(np.asarray(margin_horizons, dtype=float)))
     if not lr > 0 or Qs.size == 0:
         raise UsageError("normalized_gradient_descent: need lr > 0 and at least one margin horizon")
+    q_ref = 0.0 if step_margin_ref is None else float(step_margin_ref)
+    if step_margin_ref is not None and not q_ref > 0:
+        raise UsageError(f"normalized_gradient_descent: step_margin_ref must be > 0, got {step_margin_ref}")
     max_steps = int(max_steps)
     every = max(1, max_steps // 1000) if record_every is None else max(1, int(record_every))
     B, m, d = W.shape
@@ -365,10 +371,10 @@ def normalized_gradient_descent(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y
     if spec is not None:
         W, a = carray(W), carray(a)  # updated in place by the compiled loop
         hist = _normalized_compiled(W, a, X, y, spec, alpha, lr, Qs, max_steps, every, at_kink, reduction, snaps,
-                                    nxt, b0, scale, log_time, nsteps, changes)
+                                    nxt, b0, scale, log_time, nsteps, changes, q_ref)
     else:
         W, a, hist = _normalized_numpy(W, a, X, y, lf, alpha, lr, Qs, max_steps, every, at_kink, reduction, snaps,
-                                       nxt, b0, scale, log_time, nsteps, changes)
+                                       nxt, b0, scale, log_time, nsteps, changes, q_ref)
 
     if not batched:
         snaps = [{key: (v[0] if isinstance(v, np.ndarray) else v) for key, v in s.items()} for s in snaps]
@@ -385,7 +391,7 @@ def normalized_gradient_descent(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y
 
 
 def _normalized_compiled(W, a, X, y, spec, alpha, lr, Qs, max_steps, every, at_kink, reduction, snaps, nxt, b0,
-                         scale, log_time, nsteps, changes):
+                         scale, log_time, nsteps, changes, q_ref=0.0):
     """The loop of normalized_gradient_descent in compiled code (arguments after ``snaps`` updated in place)."""
     B, m, d = W.shape
     n, H = X.shape[0], len(Qs)
@@ -401,7 +407,7 @@ def _normalized_compiled(W, a, X, y, spec, alpha, lr, Qs, max_steps, every, at_k
         if row == len(step):
             step, *buffers = _grow([step, *buffers])
         k, row, done = _kernels.ngd_run(
-            W, a, X, y, float(lr), float(np.log(lr)), max_steps, every, Qs, float(alpha), _kink(alpha, at_kink),
+            W, a, X, y, float(lr), float(np.log(lr)), float(q_ref), max_steps, every, Qs, float(alpha), _kink(alpha, at_kink),
             spec[0], spec[1], _log_count(n, reduction), b0, scale, nxt, log_time, nsteps, changes, prev, k, row,
             snap["step"], snap["W"], snap["a"], snap["min_margin"], snap["normalized_margin"], snap["log_loss"],
             snap["log_flow_time"], step, *buffers)
@@ -416,7 +422,7 @@ def _normalized_compiled(W, a, X, y, spec, alpha, lr, Qs, max_steps, every, at_k
 
 
 def _normalized_numpy(W, a, X, y, lf, alpha, lr, Qs, max_steps, every, at_kink, reduction, snaps, nxt, b0, scale,
-                      log_time, nsteps, changes):
+                      log_time, nsteps, changes, q_ref=0.0):
     B, H = W.shape[0], len(Qs)
     prev = None
     hist: dict[str, list] = {k: [] for k in ("step", "log_loss", "min_margin", "normalized_margin",
@@ -451,9 +457,10 @@ def _normalized_numpy(W, a, X, y, lf, alpha, lr, Qs, max_steps, every, at_kink, 
             hist["log_flow_time"].append(log_time.copy())
         if last:
             break
-        W = W - lr * dW * active[:, None, None]
-        a = a - lr * da * active[:, None]
-        log_time[:] = np.where(active, np.logaddexp(log_time, np.log(lr) - logL), log_time)
+        lr_b = np.where(qmin > q_ref, lr * (q_ref / np.maximum(qmin, 1e-300)), lr) if q_ref > 0 else np.full(B, lr)
+        W = W - lr_b[:, None, None] * dW * active[:, None, None]
+        a = a - lr_b[:, None] * da * active[:, None]
+        log_time[:] = np.where(active, np.logaddexp(log_time, np.log(lr_b) - logL), log_time)
         nsteps += active
         k += 1
     return W, a, hist
