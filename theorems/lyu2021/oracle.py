@@ -53,10 +53,11 @@ class DualCertificate:
 
 
 def margin_socp_dual_2d(X: np.ndarray, y: np.ndarray, alpha: float, signs: tuple = (1.0, -1.0),
-                        extra_cut_directions: np.ndarray | None = None) -> DualCertificate:
+                        extra_cut_directions: np.ndarray | None = None, tight: bool = False) -> DualCertificate:
     """Solve the cell SOCP (module docstring) with CLARABEL and return its dual certificate, every residual
     recomputed from the returned values. ``extra_cut_directions`` refines the arrangement by the lines
-    orthogonal to the given vectors (the optimum does not change: a finer partition merges back)."""
+    orthogonal to the given vectors (the optimum does not change: a finer partition merges back). ``tight``:
+    CLARABEL's gap and feasibility tolerances at 1e-11 (default 1e-8), for a sharper certificate."""
     if X.shape[1] != 2:
         raise ValueError("the exact cell SOCP is implemented for d = 2")
     scale = float(np.max(np.linalg.norm(X, axis=1)))
@@ -77,7 +78,8 @@ def margin_socp_dual_2d(X: np.ndarray, y: np.ndarray, alpha: float, signs: tuple
     c_sign = cp.multiply(Scol, P) >= 0
     c_marg = cp.multiply(y, cp.sum(cp.multiply(Hcol, P), axis=1)) >= 1
     prob = cp.Problem(cp.Minimize(cp.sum(cp.norm(U, axis=1))), [c_sign, c_marg])
-    prob.solve(solver=cp.CLARABEL)
+    opts = dict(tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11, max_iter=400) if tight else {}
+    prob.solve(solver=cp.CLARABEL, **opts)
     if U.value is None or c_marg.dual_value is None:
         nan = float("nan")
         return DualCertificate(nan, cells, sg, np.zeros((0, 2)), np.zeros(0), np.zeros((0, 0)), np.zeros((0, 2)),
