@@ -192,6 +192,15 @@ def test_claim_status_aggregation():
         assert st["status"] == status and st["as_expected"]
     st = claim_status(slow, [_res("p.a", "random", "refuted", [S.PASS, S.INCONCLUSIVE])])
     assert st["status"] == S.ST_REFUTED and not st["as_expected"]
+    # a stress fixture declared able to end inconclusive does not hold back a claim the other fixtures decide;
+    # undeclared, or with nothing decided, the claim is inconclusive
+    stress = _res("p.a", "adversarial", "inconclusive", [S.PASS, S.INCONCLUSIVE])
+    st = claim_status(c, [_res("p.a", "random", "pass"), stress, powered])
+    assert st["status"] == S.VERIFIED and st["as_expected"]
+    st = claim_status(c, [_res("p.a", "random", "pass"), _res("p.a", "adversarial", "inconclusive"), powered])
+    assert st["status"] == S.ST_INCONCLUSIVE and not st["as_expected"]
+    assert claim_status(c, [stress, powered])["status"] == S.ST_INCONCLUSIVE
+    assert claim_status(c, [_res("p.a", "random", "vacuous"), stress, powered])["status"] == S.ST_VACUOUS
 
 
 def test_power_only_a_refuted_mutation_guards_a_claim():

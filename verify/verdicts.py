@@ -152,9 +152,12 @@ def claim_status(claim: dict, results: list[dict]) -> dict:
         status = S.ST_REFUTED
     elif caught < len(neg):
         status = S.CONTROL_FAILED
-    elif not pos or any(r["verdict"] == S.INCONCLUSIVE for r in pos):
+    elif (not pos or any(r["verdict"] == S.INCONCLUSIVE and S.INCONCLUSIVE not in r["expected"] for r in pos)
+          or all(r["verdict"] == S.INCONCLUSIVE for r in pos)):
+        # a stress fixture declared able to end inconclusive (its expect set holds it) does not make the claim
+        # inconclusive while other positive fixtures decide it; with nothing decided the claim is inconclusive
         status = S.ST_INCONCLUSIVE
-    elif all(r["verdict"] == S.VACUOUS for r in pos):
+    elif all(r["verdict"] in (S.VACUOUS, S.INCONCLUSIVE) for r in pos):
         status = S.ST_VACUOUS
     elif powered == 0:
         status = S.UNGUARDED
