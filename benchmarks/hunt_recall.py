@@ -4,7 +4,8 @@ Recall: take the printed claims the harness refutes (those declaring an erratum)
 hand-made fixtures (adversarial ones, and the parameters their random fixtures were given: only the
 families they use as random fixtures, at the families' defaults, with the families' declared spaces),
 and hunt each for ``--budget`` seconds. A claim is rediscovered when the hunt reports a *confirmed*
-counterexample.
+counterexample; it is the erratum when the amended claim passes (or is vacuous) on that counterexample,
+which the table's last column says (a refuted amended claim points at a check defect instead).
 
 False alarms: hunt the same way the claims that should hold (the amended forms of the errata, and a
 sample of the theorems the baseline verifies). Any confirmed counterexample there is a false alarm
@@ -95,20 +96,48 @@ def run_set(name: str, claims: list, args) -> dict:
     return {"set": name, "wall_s": round(wall, 1), "rows": rows}
 
 
+def amended_on_found(claim, registry, out: Path, profile: str, seed: int) -> str | None:
+    """The verdict of the claim's amended form on the printed claim's shrunk counterexample: ``pass`` or
+    ``vacuous`` (the amendment excludes it) says the hunt found the erratum; ``refuted`` says it found
+    something the amended claim fails too (a check defect, or a finding against the amended form)."""
+    import json as _json
+    from dataclasses import replace
+
+    from verify.claims import Registry, Task, adversarial
+    from verify.hunt.confirm import run_record
+
+    amended = next((c for c in registry if c.amends == claim.id), None)
+    path = out / "recall" / "found" / f"{claim.id}.json"
+    if amended is None or not path.exists():
+        return None
+    data = _json.loads(path.read_text(encoding="utf-8"))
+    fam = next((u.family for u in amended.fixtures if u.family.name == data["family"]), None)
+    if fam is None:
+        return None
+    use = adversarial(fam, label="hunted", seed=int(data["seed"]), **dict(data["params"]))
+    reg = Registry()
+    reg.add(replace(amended, fixtures=amended.fixtures + (use,)))
+    rec = run_record(Task(amended.id, len(amended.fixtures), 0, int(data["seed"]), profile), reg, seed,
+                     "recall-amended", amended.timeout_s)
+    return rec["verdict"]
+
+
 def table(recall: dict | None, false: dict | None, args, recall_note: str, true_note: str, skipped: dict) -> str:
     lines = [f"Hunt budget {args.budget:g} s per claim, profile {args.profile}, seed {args.seed}, {args.jobs} worker(s), "
              f"random families only, at the families' defaults"
              + (", declared spaces required" if not args.seeds_only else ", seeds only (dry run)") + ".", ""]
     if recall:
         found = [r for r in recall["rows"] if r["status"] == "counterexample"]
-        lines += [f"**Recall**: {len(found)} of {len(recall['rows'])} rediscovered ({recall_note}; "
+        erratum = [r for r in found if r.get("amended_on_it") in ("pass", "vacuous")]
+        lines += [f"**Recall**: {len(found)} of {len(recall['rows'])} rediscovered, {len(erratum)} of them the erratum "
+                  f"(the amended claim passes or is vacuous on the shrunk counterexample) ({recall_note}; "
                   f"{len(skipped['recall'])} not huntable: {', '.join(skipped['recall']) or 'none'}); "
                   f"wall {recall['wall_s']:g} s.", "",
-                  "| claim | outcome | time to first (s) | fixtures to first | shrunk counterexample |",
-                  "|---|---|---|---|---|"]
+                  "| claim | outcome | time to first (s) | fixtures to first | shrunk counterexample | amended on it |",
+                  "|---|---|---|---|---|---|"]
         for r in recall["rows"]:
             lines.append(f"| `{r['claim']}` | {r['status']} | {_n(r['seconds_to_first'])} | {_n(r['evaluations_to_first'])} "
-                         f"| {r['shrunk'] or ''} |")
+                         f"| {r['shrunk'] or ''} | {r.get('amended_on_it') or ''} |")
         lines.append("")
     if false:
         alarms = [r for r in false["rows"] if r["status"] == "counterexample"]
@@ -167,6 +196,9 @@ def main(argv: list[str] | None = None) -> int:
     recall = false = None
     if args.only != "false-alarms" and recall_claims:
         recall = results["recall"] = run_set("recall", recall_claims, args)
+        for row, c in zip(recall["rows"], recall_claims):
+            if row["status"] == "counterexample":
+                row["amended_on_it"] = amended_on_found(c, REGISTRY, out, args.profile, args.seed)
     if args.only != "recall" and true_claims:
         false = results["false_alarms"] = run_set("false-alarms", true_claims, args)
     (out / "results.json").write_text(json.dumps(results, indent=1, default=str), encoding="utf-8")

@@ -14,7 +14,8 @@ from fractions import Fraction
 import numpy as np
 
 from fixtures.lyu2021 import hinted, hinted_small_h
-from verify import Evidence, claim, erratum, family, hypothesis, judge_slope, judge_trend, negative, random
+from verify import (Evidence, claim, erratum, family, hypothesis, integer, judge_slope, judge_trend, negative, random,
+                    real)
 from verify import adversarial as adv
 from verify.numerics.flow import integrate_flow
 from verify.numerics.nets import Loss
@@ -109,7 +110,8 @@ def ray_certificate(X, y, alpha, v, sign):
 # App. G.2: grad G = mu+ on int C (printed), mu+/2 (the factor -l'(0) = 1/2)
 
 
-@family("lyu.principal")
+@family("lyu.principal", space={"d": integer(2, 6), "n": integer(4, 16), "spread": real(0.01, 0.3, log=True),
+                                "alpha": real(0.1, 0.9), "flip_frac": real(0.2, 0.8)})
 def principal(rng, d=3, n=10, spread=0.05, alpha=0.5, flip_frac=0.5):
     """Data with a dominant direction u: x_i = y_i (t_i u + spread * noise), t_i in [0.5, 1] (Asm A.1 likely)."""
     u = rng.normal(size=d)
@@ -211,7 +213,7 @@ def obs_grad_G_cone(fx):
 # Lemma G.3: a positive neuron on the G-flow reaches C_{delta/2}
 
 
-@family("lyu.g3")
+@family("lyu.g3", space={"gap": real(0.3, 0.9), "n0": integer(2, 10), "alpha": real(0.1, 0.9)})
 def g3_start(rng, start="random", gap=0.7, n0=4, alpha=0.5):
     """Hinted data (A.2 holds) plus a start w(0): random, -mu-/||mu-|| (the printed hypothesis admits it),
     +mu-/||mu-|| (the amended one admits it, the printed one excludes it) or near -mu- (angle 1e-3, both admit it)."""
@@ -294,7 +296,7 @@ def lemG_3(fx):
 # Lemma G.4: every neuron enters s_k C_{delta/3} at a sigma-free time T0, with ||w_k(T0)|| ~ sigma
 
 
-@family("lyu.g4")
+@family("lyu.g4", space={"gap": real(0.3, 0.9), "n0": integer(2, 10), "alpha": real(0.1, 0.9), "m": integer(1, 6)})
 def g4_start(rng, start="random", gap=0.7, n0=4, alpha=0.5, m=3, small_h=False):
     """Hinted data (``small_h``: H = 20, K = 3, where Asm A.2 fails) plus a balanced thetabar (|a_k| = ||w_k||, signs s_k random with both present for m >= 2);
     ``bad_positive``: neuron 0 positive at -mubar- (admitted by the printed condition 2, excluded by the amended);

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from fixtures.lyu2021 import asm_a2_slack, fig1left_data, fig1middle, hinted, with_reference
-from verify import Evidence, claim, erratum, family, negative, random
+from verify import Evidence, claim, erratum, family, integer, negative, random, real
 from verify.numerics.nets import activation, normalized_margin
 
 from .common import mu_pm, probes, svm, svm_plus, unit_function_distance
@@ -103,7 +103,9 @@ def exp_fig2(fx):
     return _fig2(fx)
 
 
-@family("lyu.fig1middle.panel")
+@family("lyu.fig1middle.panel", space={"eps": real(0.06, 0.2), "eps_prime": real(2.0, 6.0),
+                                       "c": real(0.01, 0.05), "n_pos": integer(60, 160), "n_neg": integer(1, 3),
+                                       "alpha": real(0.3, 0.7)})
 def middle_panel(rng, eps=0.1, eps_prime=3.0, c=0.05, n_pos=120, n_neg=1, alpha=0.5, m=8):
     """The middle panel of Figure 1 as App. I.1.2 describes it: positives (x >= eps, +-1, c), negatives (x <= -eps', 0, c),
     c < eps, eps/eps' << alpha, eps << 1 (the regime where the one-neuron classifier is suboptimal) and 'more data points

@@ -20,10 +20,12 @@ from verify import (
     claim,
     family,
     hypothesis,
+    integer,
     judge_binomial,
     judge_trend,
     negative,
     random,
+    real,
 )
 from verify import adversarial as adv
 from verify.numerics.margin import two_layer_kkt_residual
@@ -49,7 +51,8 @@ from .oracle import linear_structure, margin_socp_dual_2d, two_block_lp
 # Theorem 3.1 (imported; checked as a trend along margin horizons)
 
 
-@family("lyu.start")
+@family("lyu.start", space={"d": integer(2, 6), "n": integer(4, 16), "alpha": real(0.1, 0.9), "m": integer(2, 6),
+                            "init_scale": real(1e-3, 0.1, log=True), "q_start": real(3.5, 6.0)})
 def start_family(rng, base="sym", d=3, n=12, alpha=0.5, m=4, start="pretrained", init_scale=1e-2, q_start=3.5):
     """Data (``base`` = sym | gen | collinear) plus a start theta0 with L(theta0) < ln2/n: ``pretrained`` (GD from an
     init of scale ``init_scale`` until q_min >= ``q_start``), ``same_sign`` (balanced, every a_k = +||w_k||, then

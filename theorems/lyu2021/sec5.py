@@ -17,7 +17,8 @@ from fixtures.lyu2021 import (
     sym_n2,
     sym_tinygap,
 )
-from verify import Evidence, claim, erratum, family, hypothesis, judge_slope, judge_trend, negative, random
+from verify import (Evidence, claim, erratum, family, hypothesis, integer, judge_slope, judge_trend, negative, random,
+                    real)
 from verify import adversarial as adv
 from verify.numerics.nets import forward, gradient, normalized_margin, parameter_norm_sq
 
@@ -256,7 +257,8 @@ def lem5_3(fx):
 # Theorem 5.5 (width 2): printed (1/4)(w*, -w*, 1, -1) and amended (1/2)(w*, -w*, 1, -1)
 
 
-@family("lyu.init55")
+@family("lyu.init55", space={"d": integer(2, 6), "n_half": integer(2, 10), "alpha": real(0.1, 0.9),
+                             "scale": real(0.01, 1.0, log=True), "gap": real(0.01, 0.3, log=True)})
 def init55(rng, d=3, n_half=6, alpha=0.5, scale=0.3, kind="thm55", gap=0.05, collinear=False):
     """Symmetric data plus a width-2 start: ``thm55`` (a1 = ||w1||, a2 = -||w2||, <w1,w*> > 0 > <w2,w*>),
     ``weak`` (<w1, w*> = 1e-3||w1||), ``small_w2`` (||w2|| = 1e-2||w1||), ``both_pos`` (a2 = +||w2||, <w2,w*> > 0),
