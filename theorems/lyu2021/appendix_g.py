@@ -14,8 +14,19 @@ from fractions import Fraction
 import numpy as np
 
 from fixtures.lyu2021 import hinted, hinted_small_h
-from verify import (Evidence, claim, erratum, family, hypothesis, integer, judge_slope, judge_trend, negative, random,
-                    real)
+from verify import (
+    Evidence,
+    claim,
+    erratum,
+    family,
+    hypothesis,
+    integer,
+    judge_slope,
+    judge_trend,
+    negative,
+    random,
+    real,
+)
 from verify import adversarial as adv
 from verify.numerics.flow import integrate_flow
 from verify.numerics.nets import Loss

@@ -17,8 +17,19 @@ from fixtures.lyu2021 import (
     sym_n2,
     sym_tinygap,
 )
-from verify import (Evidence, claim, erratum, family, hypothesis, integer, judge_slope, judge_trend, negative, random,
-                    real)
+from verify import (
+    Evidence,
+    claim,
+    erratum,
+    family,
+    hypothesis,
+    integer,
+    judge_slope,
+    judge_trend,
+    negative,
+    random,
+    real,
+)
 from verify import adversarial as adv
 from verify.numerics.nets import forward, gradient, normalized_margin, parameter_norm_sq
 
