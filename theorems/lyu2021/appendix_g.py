@@ -105,6 +105,18 @@ def entry_time(t, U, X, y, level, sign=1.0) -> float:
     return float(t[k[0]]) if k.size else np.inf
 
 
+def entry_g_flow(w0, s, X, y, alpha, level):
+    """(entry time of the G-flow direction into s C_level, G-flow error estimate, horizon): up to T = 400, and
+    up to T = 4000 when it has not entered by 400 (an entry time is an existence statement: a finite horizon
+    without entry decides nothing)."""
+    for T in (400.0, 4000.0):
+        t, U, err = g_flow(w0, s, X, y, alpha, T)
+        t_in = entry_time(t, U, X, y, level, s)
+        if np.isfinite(t_in):
+            break
+    return t_in, err, T, U
+
+
 def ray_certificate(X, y, alpha, v, sign):
     """Analytic certificate that a balanced neuron with a = sign ||w|| started at p = -sign vbar (v = mu- for a positive
     neuron, v = mu+ for a negative one) never leaves that ray: v lies in K, inside int(C), so p lies in -sign int(C),
@@ -277,7 +289,8 @@ ENTRY_AT_ZERO = "entry by time 0"
        judged_by="start on the ray -mu-: the analytic certificate (independent): -mubar- in -int(C) and grad G = mu-/2 "
                  "there, so the exact solution stays on the ray and off C_{delta/2}; other starts: the G-flow (the "
                  "gradient flow of the linearised loss ln2 - q/2, accurate integrator with Filippov sliding, error "
-                 "estimate <= 1e-6 as validity) up to T = 400: the entry time into C_{delta/2} must be finite; delta "
+                 "estimate <= 1e-6 as validity) up to T = 400 (4000 when needed; no entry by then is inconclusive): the "
+                 "entry time into C_{delta/2} must be finite; delta "
                  "by vertex enumeration of K. Extremes: a start at angle 1e-3 from the excluded ray, alpha = 0.9")
 @inconclusive_on_stall
 def lemG_3(fx):
@@ -294,10 +307,12 @@ def lemG_3(fx):
                 detail="w(t) = -e^{-||mu-|| t/2} mubar- solves (61) and stays in -int(C), disjoint from C_{delta/2}")
         ev.record(delta=delta, ray_margin=inside)
         return ev
-    t, U, err = g_flow(fx["w0"], 1.0, X, y, al, 400.0)
+    t_in, err, T, U = entry_g_flow(fx["w0"], 1.0, X, y, al, delta / 2)
     ev.accuracy("G-flow integrator error estimate (relative, rtol/10 rerun)", err, 1e-6)
-    t_in = entry_time(t, U, X, y, delta / 2)
-    bound = 0.0 if fx.mutated(ENTRY_AT_ZERO) else 400.0
+    if not np.isfinite(t_in) and not fx.mutated(ENTRY_AT_ZERO):
+        ev.record(delta=delta, horizon=T, final_cone_margin=float(cone_margin(U[-1], X, y)[0]))
+        return ev.inconclusive(f"no entry into C_delta/2 by t = {T:g} (delta = {delta:.3g}): a longer horizon is needed")
+    bound = 0.0 if fx.mutated(ENTRY_AT_ZERO) else T
     ev.le("entry time into C_{delta/2}", t_in, bound, rtol=0.0, room=None, detail=f"delta = {delta:.4g}")
     ev.record(delta=delta, entry_time=t_in, final_cone_margin=float(cone_margin(U[-1], X, y)[0]))
     return ev
@@ -395,13 +410,13 @@ def lemG_4(fx):
         return ev
     T0, errs = 0.0, []
     for k in range(len(ab)):
-        t, U, err = g_flow(Wb[k], s[k], X, y, al, 400.0)
+        t_in, err, T, _ = entry_g_flow(Wb[k], s[k], X, y, al, delta / 2)
         errs.append(err)
-        T0 = max(T0, entry_time(t, U, X, y, delta / 2, s[k]))
+        T0 = max(T0, t_in)
     ev.accuracy("G-flow integrator error estimate (relative, rtol/10 rerun)", max(errs), 1e-6)
     if not np.isfinite(T0):
-        ev.true("every neuron's sigma -> 0 direction enters s_k C_{delta/2} by t = 400", False)
-        return ev
+        return ev.inconclusive("a neuron's sigma -> 0 direction has not entered s_k C_delta/2 by t = 4000: a longer "
+                               "horizon is needed")
     T0 += 2.0
     # sigma small enough that every neuron is still tiny at T0 (growth at most e^{||mu+|| T0})
     top = 1e-3 * float(np.exp(-np.linalg.norm(fx["mu_plus"]) * T0)) / float(np.max(np.linalg.norm(Wb, axis=1)))
@@ -566,9 +581,9 @@ def phase1_T0(fx, Wb, ab):
     delta = delta_K(X, y, al)
     T0, err = 0.0, 0.0
     for k in range(len(ab)):
-        t, U, e = g_flow(Wb[k], np.sign(ab[k]), X, y, al, 400.0)
+        t_in, e, _, _ = entry_g_flow(Wb[k], np.sign(ab[k]), X, y, al, delta / 2)
         err = max(err, e)
-        T0 = max(T0, entry_time(t, U, X, y, delta / 2, np.sign(ab[k])))
+        T0 = max(T0, t_in)
     return T0 + 2.0, err
 
 
@@ -622,6 +637,8 @@ def lemG_5(fx):
     lam = float(np.linalg.norm(mp)) * (1.0 if not fx.amended else 0.5)
     T0, gerr = phase1_T0(fx, Wb, ab)
     ev.accuracy("G-flow integrator error estimate (relative, rtol/10 rerun)", gerr, 1e-6)
+    if not np.isfinite(T0):
+        return ev.inconclusive("Phase I's T0 not found: a G-flow direction has not entered its cone by t = 4000")
     C1 = 1e-3 * float(np.exp(-np.linalg.norm(mp) * T0)) / float(np.max(np.linalg.norm(Wb, axis=1)))
 
     def at_end(sig, r):
@@ -691,6 +708,8 @@ def lemG_8(fx):
     lam_true = float(np.linalg.norm(mp)) / 2
     T0, gerr = phase1_T0(fx, Wb, ab)
     ev.accuracy("G-flow integrator error estimate (relative, rtol/10 rerun)", gerr, 1e-6)
+    if not np.isfinite(T0):
+        return ev.inconclusive("Phase I's T0 not found: a G-flow direction has not entered its cone by t = 4000")
     mbar = mp / np.linalg.norm(mp)
     C1 = 1e-3 * float(np.exp(-np.linalg.norm(mp) * T0)) / float(np.max(np.linalg.norm(Wb, axis=1)))
     sigmas = C1 * np.array([1e-4, 1e-8, 1e-12, 1e-16])
