@@ -190,7 +190,10 @@ def _cap_points(X, y, centre, zeta, sign, rng, k=2000):
     a = centre / np.linalg.norm(centre)
     c = np.sqrt(max(1 - zeta, 0.0))
     W = -sign * U - np.outer(-sign * U @ a, a)
-    W /= np.linalg.norm(W, axis=1, keepdims=True)
+    nW = np.linalg.norm(W, axis=1)
+    # a normal parallel to the centre (a class of one point) has no tilt direction: every boundary point of the cap
+    # is equally far from its hyperplane, so it adds no worst point (it gave 0/0 = NaN, read as outside S+-)
+    W = W[nW > 1e-12] / nW[nW > 1e-12, None]
     Q = rng.normal(size=(k, len(a)))
     Q -= np.outer(Q @ a, a)
     Q /= np.linalg.norm(Q, axis=1, keepdims=True)
