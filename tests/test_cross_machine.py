@@ -53,6 +53,13 @@ def test_check_variation_refuses_an_unvaried_setup():
                                    {"architecture": "Prescott", "threads": 1, "threading": "disabled"}]}
     assert cm.check_variation([run], [two], 2) == [] or (os.cpu_count() or 1) < 2
     assert any("did not have 2 threads" in p for p in cm.check_variation([run], [other], 2)) or (os.cpu_count() or 1) < 2
+    # a library built for one kernel only (an old OpenBLAS that reports Prescott) stays put: compared per library
+    a = {"type": "run", "blas": [{"library": "openblas", "version": "0.3.30", "architecture": "SkylakeX", "threads": 1},
+                                 {"library": "openblas", "version": "0.3.15", "architecture": "Prescott", "threads": 1}]}
+    b = {"type": "run", "blas": [{"library": "openblas", "version": "0.3.30", "architecture": "Prescott", "threads": 1},
+                                 {"library": "openblas", "version": "0.3.15", "architecture": "Prescott", "threads": 1}]}
+    assert cm.check_variation([a], [b], 1) == []
+    assert any("kernel did not change" in p for p in cm.check_variation([a], [a], 1))
 
 
 def _tool(*args, tmp_path):
