@@ -573,6 +573,24 @@ def _plane_products(W, E):
 
 
 @jit
+def close_sliding_pair(pick, lam_pick, region, Cm, T, open_idx, sl_end, t, ev_t, ev_kind, ev_k, ev_r, n_ev):
+    """End the sliding of pair ``pick`` (in the order of ``region``) at time t: the neuron leaves on the side its
+    Filippov weight ``lam_pick`` points to, the episode is closed and an exit event recorded. Returns n_ev."""
+    sptr, sneuron, splane = region[6], region[7], region[8]
+    kk = 0
+    for s_ in range(sneuron.shape[0]):
+        if sptr[s_] <= pick < sptr[s_ + 1]:
+            kk = sneuron[s_]
+    rr = splane[pick]
+    Cm[kk, rr] = False
+    T[kk, rr] = 1 if lam_pick >= 0.5 else -1
+    sl_end[open_idx[kk, rr]] = t
+    open_idx[kk, rr] = -1
+    ev_t[n_ev], ev_kind[n_ev], ev_k[n_ev], ev_r[n_ev] = t, 2, kk, rr
+    return n_ev + 1
+
+
+@jit
 def integrate_regions(theta0, t_end, t_eval, rtol, atol, log_time, max_events, max_rhs, model, alpha, m, d, rep,
                       rep_point, sqrt_n, out_t, out_y, ev_t, ev_kind, ev_k, ev_r, sl_start, sl_end, sl_k, sl_r,
                       theta_out):
@@ -619,25 +637,15 @@ def integrate_regions(theta0, t_end, t_eval, rtol, atol, log_time, max_events, m
             region0 = build_region(T, Cm, rep, sigma, alpha, h_plus, h_minus, np.zeros((m, R)))
             lam0 = np.empty(max(region0[8].shape[0], 1))
             parts(theta, model, region0, dV, dr, lam0)
-            sptr0, sneuron0, splane0 = region0[6], region0[7], region0[8]
             pick, best, lam_pick = -1, 0.0, 0.0
-            for p_ in range(splane0.shape[0]):
+            for p_ in range(region0[8].shape[0]):
                 v = lam0[p_] if not (1.0 - lam0[p_] < lam0[p_]) else 1.0 - lam0[p_]
                 if v <= 0.0 and (pick < 0 or v < best):
                     pick, best, lam_pick = p_, v, lam0[p_]
             if pick < 0:
                 break
-            kk = 0
-            for s_ in range(sneuron0.shape[0]):
-                if sptr0[s_] <= pick < sptr0[s_ + 1]:
-                    kk = sneuron0[s_]
-            rr = splane0[pick]
-            Cm[kk, rr] = False
-            T[kk, rr] = 1 if lam_pick >= 0.5 else -1
-            sl_end[open_idx[kk, rr]] = t
-            open_idx[kk, rr] = -1
-            ev_t[n_ev], ev_kind[n_ev], ev_k[n_ev], ev_r[n_ev] = t, 2, kk, rr
-            n_ev += 1
+            n_ev = close_sliding_pair(pick, lam_pick, region0, Cm, T, open_idx, sl_end, t, ev_t, ev_kind, ev_k,
+                                      ev_r, n_ev)
         W = theta[: m * d].reshape((m, d))
         any_c = False
         for kk in range(m):
@@ -795,23 +803,13 @@ def integrate_regions(theta0, t_end, t_eval, rtol, atol, log_time, max_events, m
                 T[kk, rr] = side
         else:
             parts(theta, model, region, dV, dr, lam)
-            sptr, sneuron, splane = region[6], region[7], region[8]
             best, pick, lam_pick = 0.0, 0, 0.0
-            for p in range(splane.shape[0]):
+            for p in range(region[8].shape[0]):
                 v = lam[p] if not (1.0 - lam[p] < lam[p]) else 1.0 - lam[p]
                 if p == 0 or v < best:
                     best, pick, lam_pick = v, p, lam[p]
-            kk = 0
-            for s_ in range(sneuron.shape[0]):
-                if sptr[s_] <= pick < sptr[s_ + 1]:
-                    kk = sneuron[s_]
-            rr = splane[pick]
-            Cm[kk, rr] = False
-            T[kk, rr] = 1 if lam_pick >= 0.5 else -1
-            sl_end[open_idx[kk, rr]] = t
-            open_idx[kk, rr] = -1
-            ev_t[n_ev], ev_kind[n_ev], ev_k[n_ev], ev_r[n_ev] = t, 2, kk, rr
-            n_ev += 1
+            n_ev = close_sliding_pair(pick, lam_pick, region, Cm, T, open_idx, sl_end, t, ev_t, ev_kind, ev_k,
+                                      ev_r, n_ev)
     for i in range(n_sl):
         if sl_end[i] != sl_end[i]:
             sl_end[i] = t
