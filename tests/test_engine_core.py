@@ -502,3 +502,48 @@ def test_family_search_space_is_validated():
         family("test.bad", space={"n": integer(1, 2)})(lambda rng, d=1: {})
     with pytest.raises(UsageError, match="log scale needs lo > 0"):
         real(0.0, 1.0, log=True)
+
+
+def _forall_by_elements(ev, name, measured, bound, relation, rtol, atol, room):
+    """forall's worst element, failure count and room, one single comparison per element (the reference the
+    array implementation must reproduce exactly)."""
+    vals = np.asarray(measured, dtype=float).ravel()
+    b = np.broadcast_to(np.asarray(bound, dtype=float), vals.shape)
+    make = ev._le if relation == "<=" else ev._ge
+    cs = [make(name, float(v), float(bb), rtol, atol, "", room) for v, bb in zip(vals, b)]
+    i = min(range(len(cs)), key=lambda k: cs[k].slack)
+    rooms = [x.room for x in cs if x.room is not None]
+    return cs[i], i, sum(1 for x in cs if not x.holds), (min(rooms) if rooms and cs[i].holds else None)
+
+
+def test_forall_on_arrays_equals_the_comparison_of_each_element():
+    """forall compares whole arrays at once; the worst element, its slack and tolerance, the failure count
+    and the room equal those of one comparison per element, bit for bit (ties, zero and negative bounds,
+    non-finite values, per-element bounds, an explicit room)."""
+    from verify.evidence import Evidence
+
+    rng = np.random.default_rng(7)
+    cases = []
+    for _ in range(200):
+        n = int(rng.integers(1, 12))
+        m = rng.choice([-1.0, 0.0, 1.0, 1e-320, 2.5], size=n) * rng.random(n) ** rng.integers(0, 3)
+        if rng.random() < 0.3:
+            m[rng.integers(n)] = rng.choice([np.inf, -np.inf])
+        b = rng.choice([0.0, -0.5, 1.0, 3.0]) if rng.random() < 0.5 else rng.normal(size=n)
+        if rng.random() < 0.2:
+            m = np.full(n, 0.25)  # ties: the first worst element
+            b = 0.5
+        cases.append((m, b))
+    for m, b in cases:
+        for relation in ("<=", ">="):
+            for rtol, atol, room in ((1e-9, 0.0, "auto"), (0.0, 1e-3, "auto"), (1e-6, 0.0, 4.0), (0.0, 0.0, None)):
+                ev = Evidence()
+                ok = ev.forall("q", m, b, relation=relation, rtol=rtol, atol=atol, room=room)
+                c = ev.comparisons[-1]
+                ref, i, fails, r = _forall_by_elements(ev, "q", m, b, relation, rtol, atol, room)
+                assert ok == ref.holds and c.holds == ref.holds
+                assert (c.measured, c.predicted, c.tolerance) == (ref.measured, ref.predicted, ref.tolerance)
+                assert c.slack == ref.slack or (np.isnan(c.slack) and np.isnan(ref.slack))
+                assert c.room == r
+                assert c.detail == f"worst of {len(m)} elements: #{i}" + (f"; {fails} fail" if fails else "")
+                assert c.count == len(m)

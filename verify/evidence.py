@@ -111,7 +111,44 @@ def _scale(bound: float, tol: float, measured: float) -> float:
 
 
 def _finite(*xs: Any) -> bool:
-    return all(np.all(np.isfinite(np.asarray(x, dtype=float))) for x in xs)
+    for x in xs:
+        if type(x) is float:  # the common case, without an array round trip
+            if not math.isfinite(x):
+                return False
+        elif not np.all(np.isfinite(np.asarray(x, dtype=float))):
+            return False
+    return True
+
+
+def _elementwise_slack(m: np.ndarray, b: np.ndarray, rtol: float, atol: float, relation: str
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """Evidence._le / Evidence._ge on whole arrays, the same floating-point operations element by element:
+    (slack, holds); a non-finite element has slack -inf and does not hold."""
+    fin = np.isfinite(m) & np.isfinite(b)
+    with np.errstate(invalid="ignore", over="ignore"):
+        tol = np.where(np.isfinite(b), atol + rtol * np.abs(b), 0.0)
+        s = np.maximum(np.abs(b), tol)
+        scale = np.where(s > 1e-300, s, np.maximum(np.abs(m), 1e-300))
+        if relation == "<=":
+            slack, holds = (b + tol - m) / scale, m <= b + tol
+        else:
+            slack, holds = (m - (b - tol)) / scale, m >= b - tol
+    return np.where(fin, slack, -math.inf), holds & fin
+
+
+def _elementwise_room(m: np.ndarray, b: np.ndarray, relation: str) -> float | None:
+    """The smallest of room_le / room_ge over the elements (None where every bound is <= 0); used only
+    when every element holds, so every element is finite."""
+    pos = b > 0
+    if not pos.any():
+        return None
+    m, b = m[pos], b[pos]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if relation == "<=":
+            r = np.where(m <= 0, math.inf, b / np.where(m <= 0, 1.0, m))
+        else:
+            r = np.where(m > 0, m / b, 0.0)
+    return float(np.min(r))
 
 
 def room_le(measured: float, bound: float) -> float | None:
@@ -209,13 +246,21 @@ class Evidence:
             b = np.broadcast_to(np.asarray(bound, dtype=float), vals.shape)
             # The worst element: the one with the smallest slack.
             make = self._le if relation == "<=" else self._ge
-            cs = [make(name, float(v), float(bb), rtol, atol, "", room) for v, bb in zip(vals, b)]
-            i = min(range(n), key=lambda k: cs[k].slack)
-            c = cs[i]
-            fails = sum(1 for x in cs if not x.holds)
+            slack, holds = _elementwise_slack(vals, b, rtol, atol, relation)
+            if np.isnan(slack).any():  # no order to take the worst by: element by element, as written
+                cs = [make(name, float(v), float(bb), rtol, atol, "", room) for v, bb in zip(vals, b)]
+                i = min(range(n), key=lambda k: cs[k].slack)
+                fails = sum(1 for x in cs if not x.holds)
+                rooms = [x.room for x in cs if x.room is not None]
+                all_room = min(rooms) if rooms else None
+            else:
+                i = int(np.argmin(slack))
+                fails = int(n - np.count_nonzero(holds))
+                all_room = _elementwise_room(vals, b, relation) if room == _AUTO else room
+            # the worst element's comparison exactly as a single comparison of it would read
+            c = make(name, float(vals[i]), float(b[i]), rtol, atol, "", room)
             c.detail = detail or (f"worst of {n} elements: #{i}" + (f"; {fails} fail" if fails else ""))
-            rooms = [x.room for x in cs if x.room is not None]
-            c.room = min(rooms) if rooms and c.holds else None
+            c.room = all_room if c.holds else None
         else:
             raise ValueError(f"forall relation must be '<=', '>=' or 'true', got {relation!r}")
         c.count, c.required = n, required

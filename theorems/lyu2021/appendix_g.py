@@ -29,7 +29,7 @@ from verify import (
 )
 from verify import adversarial as adv
 from verify.numerics.flow import integrate_flow
-from verify.numerics.nets import Loss
+from verify.numerics.nets import LINEARISED_LOGISTIC
 
 from . import catalogue as cat
 from .common import (
@@ -46,13 +46,8 @@ from .hyps import asmA2, holds
 # ---------------------------------------------------------------------------------------------
 # helpers: cones, delta, the linearised loss and the G-flow
 
-LINEAR_HALF = Loss(
-    name="ln2 - q/2 (the logistic loss linearised at 0)",
-    value=lambda q: np.log(2.0) - np.asarray(q) / 2,
-    neg_derivative=lambda q: np.full(np.shape(q), 0.5),
-    log_value=lambda q: np.log(np.abs(np.log(2.0) - np.asarray(q) / 2) + 1e-300),   # display only
-    log_neg_derivative=lambda q: np.full(np.shape(q), np.log(0.5)),
-)
+# the logistic loss linearised at 0 (a built-in the compiled region integrator knows)
+LINEAR_HALF = LINEARISED_LOGISTIC
 
 
 def cone_margin(W, X, y) -> np.ndarray:

@@ -21,7 +21,7 @@ import cvxpy as cp
 import numpy as np
 from scipy.optimize import lsq_linear
 
-from verify.numerics import convex
+from verify.numerics import _jit, convex
 from verify.numerics.flow import normalized_gradient_descent
 from verify.numerics.margin import svm_class
 from verify.numerics.patterns import enumerate_patterns
@@ -208,13 +208,65 @@ def balanced_init(rng: np.random.Generator, B: int, d: int, m: int, r0: float) -
     return r0 * U, r0 * s
 
 
+_HIT_DELTAS = (1e-1, 1e-2, 1e-3, 1e-4)
+
+
+@_jit.jit
+def _sphere_flow_kernel(X, lam, U, s, dt, steps, record, deltas, best, first_hit, cos_hist):
+    """sphere_flow's loop, one column (neuron) at a time: the columns do not interact. U, best, first_hit and
+    cos_hist are updated in place."""
+    N, d = X.shape
+    g = np.empty(d)
+    for j in range(U.shape[1]):
+        for k in range(steps):
+            g[:] = 0.0
+            for n in range(N):
+                z = 0.0
+                for i in range(d):
+                    z += X[n, i] * U[i, j]
+                if z > 0:
+                    for i in range(d):
+                        g[i] += X[n, i] * lam[n]
+            ng = 0.0
+            ug = 0.0
+            for i in range(d):
+                ng += g[i] * g[i]
+                ug += U[i, j] * g[i]
+            ng = np.sqrt(ng)
+            c = s[j] * ug / max(ng, 1e-300) if ng > 0 else -np.inf
+            best[j] = max(best[j], c)
+            if record:
+                cos_hist[k, j] = c
+            for t in range(deltas.size):
+                if c >= 1 - deltas[t] and not np.isfinite(first_hit[t, j]):
+                    first_hit[t, j] = k * dt
+            nu = 0.0
+            for i in range(d):
+                U[i, j] = U[i, j] + dt * s[j] * (g[i] - ug * U[i, j])
+                nu += U[i, j] * U[i, j]
+            nu = np.sqrt(nu)
+            for i in range(d):
+                U[i, j] /= nu
+
+
 def sphere_flow(X: np.ndarray, lam: np.ndarray, U: np.ndarray, s: np.ndarray, *, dt: float, steps: int,
                 record: bool = False) -> dict:
     """Idealised early-phase direction flow (23) with lambda~ frozen at ``lam`` (exact as r0 -> 0):
     du/dt = s (g - (u^T g) u), g = X^T D(u) lam, explicit Euler + renormalisation, vectorised over the
-    columns of U (d, m). Records the per-step literal alignment cos(u, s X^T D(u) lam).
+    columns of U (d, m). Records the per-step literal alignment cos(u, s X^T D(u) lam). The compiled loop
+    (numba) and the numpy loop below compute the same iteration (sums in another order).
     """
     U = U / np.linalg.norm(U, axis=0)
+    if _jit.ENABLED:
+        m = U.shape[1]
+        U = _jit.carray(U)
+        best = np.full(m, -np.inf)
+        first = np.full((len(_HIT_DELTAS), m), np.inf)
+        hist = np.empty((steps if record else 0, m))
+        _sphere_flow_kernel(_jit.carray(X), _jit.carray(lam), U, _jit.carray(s), float(dt), int(steps), bool(record),
+                            np.array(_HIT_DELTAS), best, first, hist)
+        return {"U": U, "best_cos": best, "first_hit": dict(zip(_HIT_DELTAS, first)),
+                "cos_hist": hist if record else None}
     best = np.full(U.shape[1], -np.inf)
     first_hit = {}
     cos_hist = []
@@ -226,7 +278,7 @@ def sphere_flow(X: np.ndarray, lam: np.ndarray, U: np.ndarray, s: np.ndarray, *,
         best = np.maximum(best, c)
         if record:
             cos_hist.append(c)
-        for delta in (1e-1, 1e-2, 1e-3, 1e-4):
+        for delta in _HIT_DELTAS:
             hit = (c >= 1 - delta)
             prev = first_hit.get(delta, np.full(U.shape[1], np.inf))
             first_hit[delta] = np.where(hit & ~np.isfinite(prev), k * dt, prev)

@@ -4,7 +4,7 @@ Each kernel computes exactly the iteration of the numpy code it replaces in :mod
 (same formulas, same branch at exact kinks, same log-domain loss weights, float64 throughout); only the
 order of the additions inside the small matrix products differs, so results agree to rounding.  The
 kernels take the loss as ``(kind, offsets)`` (:func:`verify.numerics.nets.kernel_loss`): kind 0 is the
-logistic loss, 1 the exponential loss, and each offset adds a constant to both log-domain functions
+logistic loss, 1 the exponential loss, 2 the logistic loss linearised at 0 (ln 2 - q/2), and each offset adds a constant to both log-domain functions
 (a loss multiplied by e^offset, as :func:`verify.numerics.nets.scaled_loss` builds).  ``log_count`` is
 log n for the mean and 0 for the sum.
 
@@ -65,6 +65,8 @@ def log_value(kind, offsets, q):
             v = np.log(logaddexp(0.0, -q))
         else:
             v = -q + np.log1p(-0.5 * np.exp(-q))
+    elif kind == 2:
+        v = np.log(np.abs(np.log(2.0) - q / 2) + 1e-300)
     else:
         v = -q
     for o in offsets:
@@ -75,7 +77,12 @@ def log_value(kind, offsets, q):
 @jit
 def log_neg_derivative(kind, offsets, q):
     """log(-l'(q)) (``log_neg_derivative``, then each offset added)."""
-    v = -logaddexp(0.0, q) if kind == 0 else -q
+    if kind == 0:
+        v = -logaddexp(0.0, q)
+    elif kind == 2:
+        v = np.log(0.5)
+    else:
+        v = -q
     for o in offsets:
         v = o + v
     return v

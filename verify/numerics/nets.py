@@ -100,18 +100,30 @@ EXPONENTIAL = Loss(
 )
 """l(q) = e^{-q} = -l'(q)."""
 
+LINEARISED_LOGISTIC = Loss(
+    name="ln2 - q/2 (the logistic loss linearised at 0)",
+    value=lambda q: np.log(2.0) - np.asarray(q) / 2,
+    neg_derivative=lambda q: np.full(np.shape(q), 0.5),
+    log_value=lambda q: np.log(np.abs(np.log(2.0) - np.asarray(q) / 2) + 1e-300),   # display only
+    log_neg_derivative=lambda q: np.full(np.shape(q), np.log(0.5)),
+)
+"""l(q) = ln 2 - q/2, the logistic loss to first order at q = 0 (-l' = 1/2 everywhere): the loss that drives the
+flow of a tiny initialisation (Lyu et al. 2021, App. G's G-flow). Not a margin loss for large q (it goes
+negative); its log_value is for display only."""
+
 _LOSSES = {"logistic": LOGISTIC, "exponential": EXPONENTIAL, "exp": EXPONENTIAL}
 
 # the losses the compiled kernels know: built-ins and their scaled versions (kind, log-domain offsets)
 _KERNEL_LOSSES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _KERNEL_LOSSES[LOGISTIC] = (0, ())
 _KERNEL_LOSSES[EXPONENTIAL] = (1, ())
+_KERNEL_LOSSES[LINEARISED_LOGISTIC] = (2, ())
 
 
 def kernel_loss(loss: str | Loss) -> tuple[int, np.ndarray] | None:
     """``(kind, offsets)`` of a loss the compiled kernels compute, or None (a user-defined loss).
 
-    kind 0 is :data:`LOGISTIC`, 1 :data:`EXPONENTIAL`; ``offsets`` are the constants that
+    kind 0 is :data:`LOGISTIC`, 1 :data:`EXPONENTIAL`, 2 :data:`LINEARISED_LOGISTIC`; ``offsets`` are the constants that
     :func:`scaled_loss` added to both log-domain functions, innermost first.  Only these built-ins and
     losses built from them by :func:`scaled_loss` are recognised (by identity, never by name), so a
     user-supplied :class:`Loss` always runs the numpy path with its own functions.
