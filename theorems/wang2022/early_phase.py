@@ -19,7 +19,8 @@ from verify import (
     negative,
     random,
 )
-from verify.numerics.nets import gradient, loss_weights
+from verify.numerics import _jit, _kernels
+from verify.numerics.nets import gradient
 from verify.numerics.patterns import is_orthogonally_separable
 
 from ._hyp import orthogonally_separable
@@ -28,18 +29,46 @@ from ._numerics import clarke_alignment, complete_patterns, grid_alignment, sphe
 DELTAS = (1e-1, 1e-2, 1e-3)
 
 
-def _gd_trajectory(X, y, W1, w2, eta, steps):
+@_jit.jit
+def _gd_path_kernel(W, a, X, y, eta, Ws, As, dWs, dAs):
+    """_gd_path's loop: W (m, d), a (m,) in nets' convention, updated in place; the state before each step and
+    its gradient are written to row k of Ws, As, dWs, dAs (the same formulas as nets.gradient, summed loss,
+    sub-gradient 0 at kinks)."""
+    m, d = W.shape
+    n = X.shape[0]
+    XT = np.ascontiguousarray(X.T)
+    Z, P = np.empty((m, n)), np.empty((m, n))
+    q, work, c = np.empty(n), np.empty(n), np.empty(n)
+    dW, da = np.empty((m, d)), np.empty(m)
+    offsets = np.empty(0)
+    for k in range(Ws.shape[0]):
+        Ws[k] = W
+        As[k] = a
+        _kernels.gradient_into(W, a, X, XT, y, 0.0, 0.0, 0, offsets, 0.0, False, Z, P, q, work, c, dW, da)
+        dWs[k] = dW
+        dAs[k] = da
+        for j in range(m):
+            for i in range(d):
+                W[j, i] = W[j, i] + eta * (-dW[j, i])
+            a[j] = a[j] + eta * (-da[j])
+
+
+def _gd_path(X, y, W1, w2, eta, steps):
     """Constant-step GD on the summed logistic loss for one network W1 (d, m), w2 (m,), sub-gradient 0 at kinks
-    (eqs. 18-19); yields (W1, w2, lambda~, G1, G2) per step with lambda~_n = -y_n l'(q_n) (eq. 19) and
-    (G1, G2) = -grad, from ``nets.loss_weights`` / ``nets.gradient`` in their (W, a) = (W1^T, w2) convention."""
-    for _ in range(steps):
-        q = y * (np.maximum(X @ W1, 0.0) @ w2)
-        lt = y * loss_weights(q, reduction="sum")
-        dW, da = gradient(W1.T, w2, X, y, at_kink=0.0, reduction="sum")
-        G1, G2 = -dW.T, -da
-        yield W1, w2, lt, G1, G2
-        W1 = W1 + eta * G1
-        w2 = w2 + eta * G2
+    (eqs. 18-19): the states before each of ``steps`` steps and their negative gradients, as arrays
+    (W1 (K, d, m), w2 (K, m), G1 (K, d, m), G2 (K, m)), from the compiled loop or, without numba, from
+    ``nets.gradient`` step by step (the same iteration; sums in another order)."""
+    W, a = np.array(W1, dtype=float).T.copy(), np.array(w2, dtype=float)
+    m, d = W.shape
+    Ws, As, dWs, dAs = np.empty((steps, m, d)), np.empty((steps, m)), np.empty((steps, m, d)), np.empty((steps, m))
+    if _jit.ENABLED:
+        _gd_path_kernel(W, a, _jit.carray(X), _jit.carray(y), float(eta), Ws, As, dWs, dAs)
+    else:
+        for k in range(steps):
+            Ws[k], As[k] = W, a
+            dWs[k], dAs[k] = gradient(W, a, X, y, at_kink=0.0, reduction="sum")
+            W, a = W + eta * -dWs[k], a + eta * -dAs[k]
+    return np.swapaxes(Ws, 1, 2), As, -np.swapaxes(dWs, 1, 2), -dAs
 
 
 # ---------------------------------------------------------------------------------------------
@@ -57,22 +86,18 @@ def _lem1_run(fx, eta, T, r0=0.1, m=8, unbalanced=False):
     W1, w2 = r0 * U, r0 * s * (2.0 if unbalanced else 1.0)
     steps = int(round(T / eta))
     r_init = np.log(np.linalg.norm(W1, axis=0))
-    id_err, mono, r_slack, min_norm = 0.0, np.inf, np.inf, np.inf
-    prev = None
-    for k, (W1k, w2k, _lt, G1, G2) in enumerate(_gd_trajectory(X, y, W1, w2, eta, steps + 1)):
-        delta = np.sum(W1k**2, axis=0) - w2k**2
-        if prev is not None:
-            pW1, pw2, pG1, pG2, pdelta = prev
-            pred = pdelta + eta**2 * (np.sum(pG1**2, axis=0) - pG2**2)
-            id_err = max(id_err, float(np.max(np.abs(delta - pred) / np.maximum(np.sum(W1k**2, axis=0), 1e-300))))
-            mono = min(mono, float(np.min(delta - pdelta)))
-        n = np.linalg.norm(W1k, axis=0)
-        min_norm = min(min_norm, float(n.min()))
-        t = k * eta
-        rate = X.shape[0] * np.max(np.linalg.norm(X, axis=1)) * (0.25 if fx.mutated("rate N x_max / 4") else 1.0)
-        r_slack = min(r_slack, float(np.min(np.log(n) - (r_init - rate * t))))
-        prev = (W1k, w2k, G1, G2, delta)
-    rel_drift = float(np.max(np.abs(delta) / np.sum(W1k**2, axis=0)))
+    W1s, w2s, G1s, G2s = _gd_path(X, y, W1, w2, eta, steps + 1)   # the states k = 0 .. steps
+    sq = np.sum(W1s**2, axis=1)                                     # ||w_1i(k)||^2, (K, m)
+    delta = sq - w2s**2
+    pred = delta[:-1] + eta**2 * (np.sum(G1s[:-1]**2, axis=1) - G2s[:-1]**2)
+    id_err = float(np.max(np.abs(delta[1:] - pred) / np.maximum(sq[1:], 1e-300), initial=0.0))
+    mono = float(np.min(delta[1:] - delta[:-1], initial=np.inf))
+    n = np.linalg.norm(W1s, axis=1)
+    min_norm = float(n.min())
+    t = np.arange(steps + 1) * eta
+    rate = X.shape[0] * np.max(np.linalg.norm(X, axis=1)) * (0.25 if fx.mutated("rate N x_max / 4") else 1.0)
+    r_slack = float(np.min(np.log(n) - (r_init - rate * t[:, None])))
+    rel_drift = float(np.max(np.abs(delta[-1]) / sq[-1]))
     return {"identity": id_err, "mono": mono, "r_slack": r_slack, "min_norm": min_norm, "drift": rel_drift}
 
 
@@ -197,16 +222,16 @@ def _lem2_sup_errors(fx, r0, c, T=2.0, eta=2e-3):
     of order r0^2 stay accurate below the rounding level of lambda~ itself."""
     X, y = fx["X"], fx["y"]
     U, s = _lem2_init(fx)
-    e1 = e2 = 0.0
-    for W1, w2, _lt, G1, G2 in _gd_trajectory(X, y, r0 * U, r0 * s, eta, int(T / eta)):
-        Z = X @ W1
-        A = Z > 0
-        q = y * (np.maximum(Z, 0.0) @ w2)
-        diff = (0.5 - c) * y - 0.5 * y * np.tanh(q / 2)
-        e1 = max(e1, float(np.max(np.linalg.norm(X.T @ (A * diff[:, None]), axis=0))))
-        dq = y * (np.maximum(Z, 0.0) @ G2 + (A * (X @ G1)) @ w2)
-        dlt = -y * np.exp(q - 2 * np.logaddexp(0.0, q)) * dq
-        e2 = max(e2, float(np.max(np.linalg.norm(X.T @ (A * dlt[:, None]), axis=0))))
+    W1, w2, G1, G2 = _gd_path(X, y, r0 * U, r0 * s, eta, int(T / eta))    # every state along [0, T], at once
+    Z = X @ W1                                                            # (K, n, m)
+    A = Z > 0
+    P = np.maximum(Z, 0.0)
+    q = y * (P @ w2[:, :, None])[:, :, 0]
+    diff = (0.5 - c) * y - 0.5 * y * np.tanh(q / 2)
+    e1 = float(np.max(np.linalg.norm(X.T @ (A * diff[:, :, None]), axis=1), initial=0.0))
+    dq = y * ((P @ G2[:, :, None])[:, :, 0] + ((A * (X @ G1)) @ w2[:, :, None])[:, :, 0])
+    dlt = -y * np.exp(q - 2 * np.logaddexp(0.0, q)) * dq
+    e2 = float(np.max(np.linalg.norm(X.T @ (A * dlt[:, :, None]), axis=1), initial=0.0))
     return e1, e2
 
 
@@ -289,6 +314,60 @@ def _hitting_time(g0, a, z0, c):
 LEM3_DELTAS = (0.1, 0.01)
 
 
+@_jit.jit
+def _lem3_kernel(X, lam, U, sig0, dt, steps, deltas, t_align, T0, c1):
+    """_lem3_trajectory's loop, one neuron (column of U) at a time (the neurons do not interact), each up to its
+    first pattern switch; t_align, T0 and c1 are filled in place, U is overwritten."""
+    N, d = X.shape
+    g, v, un = np.empty(d), np.empty(d), np.empty(d)
+    for j in range(U.shape[1]):
+        for k in range(steps):
+            t = k * dt
+            g[:] = 0.0
+            for n in range(N):
+                z = 0.0
+                for i in range(d):
+                    z += X[n, i] * U[i, j]
+                if z > 0:
+                    for i in range(d):
+                        g[i] += X[n, i] * lam[n]
+            ng = 0.0
+            for i in range(d):
+                ng += g[i] * g[i]
+            ng = np.sqrt(ng)
+            zz = 0.0
+            ug = 0.0
+            for i in range(d):
+                v[i] = g[i] / ng
+                zz += U[i, j] * v[i]
+                ug += U[i, j] * g[i]
+            for r in range(deltas.size):
+                if not np.isfinite(t_align[r, j]) and zz >= 1 - deltas[r]:
+                    t_align[r, j] = t
+            nu = 0.0
+            for i in range(d):
+                un[i] = U[i, j] + dt * (g[i] - ug * U[i, j])
+                nu += un[i] * un[i]
+            nu = np.sqrt(nu)
+            for i in range(d):
+                un[i] /= nu
+            switched = False
+            for n in range(N):
+                z = 0.0
+                for i in range(d):
+                    z += X[n, i] * un[i]
+                if np.sign(z) != sig0[n, j]:
+                    switched = True
+            if switched:
+                T0[j] = t + dt
+                c1[j] = 0.0
+                for i in range(d):
+                    c1[j] += un[i] * v[i]
+                break
+            for i in range(d):
+                U[i, j] = un[i]
+
+
 def _lem3_trajectory(fx, n_neurons, dt=2e-3, horizon=10.0):
     """Idealised flow of s = +1 neurons with y^T (X u_0)_+ > 0, all integrated together; each is frozen at
     its first pattern switch (time T0, u1 = u(T0), v1 = the last pre-switch v). Records the first time
@@ -306,6 +385,12 @@ def _lem3_trajectory(fx, n_neurons, dt=2e-3, horizon=10.0):
     t_align = {d: np.full(n, np.inf) for d in LEM3_DELTAS}
     T0, c1 = np.full(n, np.inf), np.full(n, np.nan)
     U0, live = U.copy(), np.ones(n, dtype=bool)
+    if _jit.ENABLED:
+        ta = np.full((len(LEM3_DELTAS), n), np.inf)
+        _lem3_kernel(_jit.carray(X), _jit.carray(lam), _jit.carray(U), _jit.carray(sig0), float(dt),
+                     int(horizon / dt), np.array(LEM3_DELTAS), ta, T0, c1)
+        return {"U0": U0, "sig0": sig0, "z0": z0, "T0": T0, "c1": c1, "t_align": dict(zip(LEM3_DELTAS, ta)),
+                "dt": dt, "horizon": horizon}
     for k in range(int(horizon / dt)):
         t = k * dt
         G = X.T @ ((X @ U > 0) * lam[:, None])
