@@ -106,3 +106,25 @@ def test_a_complete_last_record_without_its_newline_is_kept(finished_run):
     r = verify("run", EXAMPLE, "--out", finished_run, "--profile", "quick", "--quiet", "--resume", "--no-report")
     assert r.returncode == 1 and "torn" not in r.stderr, r.stderr
     assert len(_results(path)) == total
+
+
+def test_record_writer_flushes_every_line_and_fsyncs_at_most_once_a_second(tmp_path, monkeypatch):
+    """Every line is readable as soon as it is written (a killed run keeps it); fsync runs on the first line,
+    then at most once per FSYNC_EVERY_S, and on close."""
+
+
+    from verify import records
+
+    synced = []
+    monkeypatch.setattr(records.os, "fsync", lambda fd: synced.append(fd))
+    path = tmp_path / "r.jsonl"
+    w = records.RecordWriter(path)
+    for i in range(50):
+        w.write({"type": "result", "i": i})
+        assert path.read_text().count("\n") == i + 1
+    assert len(synced) == 1
+    w._synced -= w.FSYNC_EVERY_S
+    w.write({"type": "result", "i": 50})
+    assert len(synced) == 2
+    w.close()
+    assert len(synced) == 3 and os.path.getsize(path) > 0

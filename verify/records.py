@@ -7,7 +7,9 @@ A records file holds lines of four types:
 * ``result`` — one per (claim, fixture): verdict, hypotheses, evidence, timing, reproduction command;
 * ``end``    — written when a run finishes or is interrupted.
 
-Lines are flushed and fsynced as they are written, so a killed run keeps everything it finished.
+Lines are flushed as they are written, so a killed run keeps everything it finished; they are fsynced at most
+once a second and on close, so a machine that loses power loses at most the last second's records (a resumed
+run redoes them). An fsync per line cost 3.6 s of a 60 s quick catalogue, more than the records were worth.
 """
 
 from __future__ import annotations
@@ -41,20 +43,29 @@ def versions() -> dict[str, str]:
 
 
 class RecordWriter:
-    """Appends records to a file, one flushed and fsynced line at a time."""
+    """Appends records to a file, one flushed line at a time, fsynced at most every ``FSYNC_EVERY_S`` seconds
+    and on close."""
+
+    FSYNC_EVERY_S = 1.0
 
     def __init__(self, path: str | os.PathLike, *, append: bool = False):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._fh = open(self.path, "a" if append else "w", encoding="utf-8")
+        self._synced = -float("inf")
 
     def write(self, rec: dict) -> None:
         self._fh.write(json.dumps(rec, sort_keys=True, allow_nan=False, default=str) + "\n")
         self._fh.flush()
-        os.fsync(self._fh.fileno())
+        now = time.monotonic()
+        if now - self._synced >= self.FSYNC_EVERY_S:
+            os.fsync(self._fh.fileno())
+            self._synced = now
 
     def close(self) -> None:
         if not self._fh.closed:
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
             self._fh.close()
 
     def __enter__(self) -> RecordWriter:
