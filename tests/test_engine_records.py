@@ -111,8 +111,6 @@ def test_a_complete_last_record_without_its_newline_is_kept(finished_run):
 def test_record_writer_flushes_every_line_and_fsyncs_at_most_once_a_second(tmp_path, monkeypatch):
     """Every line is readable as soon as it is written (a killed run keeps it); fsync runs on the first line,
     then at most once per FSYNC_EVERY_S, and on close."""
-
-
     from verify import records
 
     synced = []
