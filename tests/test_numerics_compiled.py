@@ -258,3 +258,17 @@ def test_verify_jit_0_switches_the_kernels_off():
     r = subprocess.run([sys.executable, "-c", code], env={**os.environ, "VERIFY_JIT": "0"}, capture_output=True,
                        text=True)
     assert r.returncode == 0, r.stderr
+
+
+def test_kernel_cache_is_keyed_by_the_kernel_sources():
+    """numba checks a cached kernel against its own file only; a kernel of _ode.py inlines functions of
+    _kernels.py, so the cache folder is named by a hash of the kernel modules: an edit to _kernels.py moves
+    every kernel to a fresh folder instead of loading machine code compiled from the old source."""
+    from verify.numerics import _jit
+
+    if not _jit.ENABLED:
+        pytest.skip("numba disabled")
+    import numba.core.config as cfg
+
+    assert cfg.CACHE_DIR.endswith(f"numba-{_jit.fingerprint()}")
+    assert len(_jit.fingerprint()) == 16

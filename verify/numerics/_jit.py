@@ -4,9 +4,13 @@
 them off (every integrator then runs its numpy path, which computes the same iteration); so does a missing
 or broken numba.  :func:`jit` compiles a function in nopython mode with
 
-* ``cache=True``: the machine code is written beside the module (``__pycache__``), or, where that folder
-  is read-only, to numba's user-wide cache (``NUMBA_CACHE_DIR`` overrides both), so a second process pays
-  no compilation; the runner's forked workers share it;
+* ``cache=True``: the machine code is written to ``numba-<fingerprint>`` inside this folder's ``__pycache__``
+  (or inside ``NUMBA_CACHE_DIR`` when that is set; numba's user-wide cache where neither is writable), so a
+  second process pays no compilation; the runner's forked workers share it. The fingerprint hashes the
+  sources of the kernel modules that other modules' kernels call into (this file, ``_kernels.py``,
+  ``_ode.py``): numba checks a cached function against its own file only, so a kernel of ``_ode.py`` that
+  inlines a function of ``_kernels.py`` would otherwise be loaded stale after ``_kernels.py`` changed (seen:
+  a new loss kind silently computed with the old formula);
 * no ``fastmath``: no reassociation, no fused multiply-adds, IEEE semantics for inf and NaN, so the result
   of a kernel does not depend on the machine's vector width;
 * ``error_model="numpy"``: a division by zero gives inf or NaN as numpy does, never an exception.
@@ -14,18 +18,36 @@ or broken numba.  :func:`jit` compiles a function in nopython mode with
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
+
+_HERE = Path(__file__).resolve().parent
+# the modules whose kernels are called (and inlined) by kernels of other modules
+KERNEL_SOURCES = ("_jit.py", "_kernels.py", "_ode.py")
+
+
+def fingerprint() -> str:
+    """A hash of KERNEL_SOURCES: the name of the folder the compiled kernels are cached in."""
+    h = hashlib.sha256()
+    for name in KERNEL_SOURCES:
+        h.update((_HERE / name).read_bytes())
+    return h.hexdigest()[:16]
+
 
 ENABLED = False
 _numba = None
 if os.environ.get("VERIFY_JIT", "1") not in ("0", "false", "no", "off"):
     try:
         import numba as _numba
+        import numba.core.config as _numba_config
 
         ENABLED = True
+        _base = os.environ.get("NUMBA_CACHE_DIR") or str(_HERE / "__pycache__")
+        _numba_config.CACHE_DIR = os.path.join(_base, f"numba-{fingerprint()}")
     except Exception:  # a missing or broken numba: the numpy paths take over
         _numba = None
 
