@@ -174,6 +174,22 @@ def test_ngd_horizons_matches_a_plain_loop(q_ref):
     assert np.allclose(r1.W, SW, rtol=1e-9, atol=1e-12)
 
 
+def test_ngd_continued_from_a_snapshot_is_the_uninterrupted_run():
+    """thm5.5 and thm5.6 extend a fixed-step normalised-GD run to further horizons from its last snapshot: that must
+    be the same iteration as running to the further horizon at once (same steps, same iterates)."""
+    fx = _sym(6)
+    rng = np.random.default_rng(7)
+    W, a = rng.normal(size=(3, 2, 3)), rng.normal(size=(3, 2))
+    W, a, _ = gd_until_margin(W, a, fx["X"], fx["y"], 0.5, eta=0.1, q_target=1.0)
+    whole = ngd_horizons(W, a, fx["X"], fx["y"], 0.5, [4.0, 16.0], eta=1e-2)
+    first = ngd_horizons(W, a, fx["X"], fx["y"], 0.5, [4.0], eta=1e-2)
+    more = ngd_horizons(first.W[-1], first.a[-1], fx["X"], fx["y"], 0.5, [16.0], eta=1e-2)
+    assert whole.reached.all() and more.reached.all()
+    assert np.array_equal(whole.steps[-1], first.steps[-1] + more.steps[-1])
+    assert np.allclose(whole.W[-1], more.W[-1], rtol=1e-12, atol=1e-14)
+    assert np.allclose(whole.a[-1], more.a[-1], rtol=1e-12, atol=1e-14)
+
+
 def test_shifted_logistic_is_a_log_domain_multiple():
     q = np.array([-3.0, 0.0, 40.0, 900.0])
     from verify.numerics.nets import LOGISTIC
