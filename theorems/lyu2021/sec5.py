@@ -523,7 +523,7 @@ def thm5_6(fx):
         dist, dist_c = distances(run), distances(coarse)
         jitter = float(np.max(np.abs(dist - dist_c)[[0, -1]]))
         floor = max(tol / 10, 2 * jitter)
-        ev.record(distance_step_1e_2=dist_c, discretisation_jitter=jitter, floor=floor)
+        ev.record(distance_step_1e_2=dist_c, discretisation_jitter=jitter, floor=floor, horizons=H)
         if floor >= tol:
             return ev.inconclusive(f"normalised-GD jitter {jitter:.3g} leaves no resolution below the tolerance {tol:g}")
     # the margin is judged at 64 q0 (an extension follows the direction, not the margin)
@@ -535,7 +535,7 @@ def thm5_6(fx):
     if stays:  # a flow leaving the neighbourhood already refutes; the eps0 trend is then moot
         judge_trend("distance of the final direction to thetabar*", 1 / eps0s, dist[-1], tol, evidence=ev,
                     scale_label="1/eps0", floor=0.0 if quick else floor)
-    ev.record(eps0=eps0s, distance=dist, margin_ratio=ratio, gamma_star=g_star, rho0=rho0, horizons=H)
+    ev.record(eps0=eps0s, distance=dist, margin_ratio=ratio, gamma_star=g_star, rho0=rho0)
     return ev
 
 
