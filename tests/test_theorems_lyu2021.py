@@ -174,6 +174,40 @@ def test_ngd_horizons_matches_a_plain_loop(q_ref):
     assert np.allclose(r1.W, SW, rtol=1e-9, atol=1e-12)
 
 
+def test_ngd_continued_from_a_snapshot_is_the_uninterrupted_run():
+    """thm5.5 and thm5.6 extend a fixed-step normalised-GD run to further horizons from its last snapshot: that must
+    be the same iteration as running to the further horizon at once (same steps, same iterates)."""
+    fx = _sym(6)
+    rng = np.random.default_rng(7)
+    W, a = rng.normal(size=(3, 2, 3)), rng.normal(size=(3, 2))
+    W, a, _ = gd_until_margin(W, a, fx["X"], fx["y"], 0.5, eta=0.1, q_target=1.0)
+    whole = ngd_horizons(W, a, fx["X"], fx["y"], 0.5, [4.0, 16.0], eta=1e-2)
+    first = ngd_horizons(W, a, fx["X"], fx["y"], 0.5, [4.0], eta=1e-2)
+    more = ngd_horizons(first.W[-1], first.a[-1], fx["X"], fx["y"], 0.5, [16.0], eta=1e-2)
+    assert whole.reached.all() and more.reached.all()
+    assert np.array_equal(whole.steps[-1], first.steps[-1] + more.steps[-1])
+    assert np.allclose(whole.W[-1], more.W[-1], rtol=1e-12, atol=1e-14)
+    assert np.allclose(whole.a[-1], more.a[-1], rtol=1e-12, atol=1e-14)
+
+
+def test_extend_runs_continues_only_the_masked_seeds():
+    """cor4.4 continues only its still-undecided seeds: the others stay unreached at the added horizons, and the
+    continued ones match continuing every seed."""
+    from theorems.lyu2021.sec4 import extend_runs
+
+    fx = _sym(8)
+    rng = np.random.default_rng(9)
+    W, a = rng.normal(size=(4, 2, 3)), rng.normal(size=(4, 2))
+    W, a, _ = gd_until_margin(W, a, fx["X"], fx["y"], 0.5, eta=0.1, q_target=1.0)
+    run = ngd_horizons(W, a, fx["X"], fx["y"], 0.5, [2.0, 4.0], eta=1e-2, q_ref=400)
+    mask = np.array([True, False, True, False])
+    (part,) = extend_runs(fx, [run], [8.0], only=mask)
+    (every,) = extend_runs(fx, [run], [8.0])
+    assert np.array_equal(part.reached[-1], mask) and every.reached[-1].all()
+    assert np.allclose(part.W[-1][mask], every.W[-1][mask], rtol=1e-12, atol=1e-14)
+    assert np.all(np.isnan(part.W[-1][~mask]))
+
+
 def test_shifted_logistic_is_a_log_domain_multiple():
     q = np.array([-3.0, 0.0, 40.0, 900.0])
     from verify.numerics.nets import LOGISTIC
