@@ -21,7 +21,7 @@ import cvxpy as cp
 import numpy as np
 from scipy.optimize import lsq_linear
 
-from verify.numerics import _jit, convex
+from verify.numerics import _jit, _kernels, convex
 from verify.numerics.flow import normalized_gradient_descent
 from verify.numerics.margin import svm_class
 from verify.numerics.patterns import enumerate_patterns
@@ -219,14 +219,7 @@ def _sphere_flow_kernel(X, lam, U, s, dt, steps, record, deltas, best, first_hit
     g = np.empty(d)
     for j in range(U.shape[1]):
         for k in range(steps):
-            g[:] = 0.0
-            for n in range(N):
-                z = 0.0
-                for i in range(d):
-                    z += X[n, i] * U[i, j]
-                if z > 0:
-                    for i in range(d):
-                        g[i] += X[n, i] * lam[n]
+            _kernels.active_field(X, lam, U, j, g)
             ng = 0.0
             ug = 0.0
             for i in range(d):

@@ -29,30 +29,6 @@ from ._numerics import clarke_alignment, complete_patterns, grid_alignment, sphe
 DELTAS = (1e-1, 1e-2, 1e-3)
 
 
-@_jit.jit
-def _gd_path_kernel(W, a, X, y, eta, Ws, As, dWs, dAs):
-    """_gd_path's loop: W (m, d), a (m,) in nets' convention, updated in place; the state before each step and
-    its gradient are written to row k of Ws, As, dWs, dAs (the same formulas as nets.gradient, summed loss,
-    sub-gradient 0 at kinks)."""
-    m, d = W.shape
-    n = X.shape[0]
-    XT = np.ascontiguousarray(X.T)
-    Z, P = np.empty((m, n)), np.empty((m, n))
-    q, work, c = np.empty(n), np.empty(n), np.empty(n)
-    dW, da = np.empty((m, d)), np.empty(m)
-    offsets = np.empty(0)
-    for k in range(Ws.shape[0]):
-        Ws[k] = W
-        As[k] = a
-        _kernels.gradient_into(W, a, X, XT, y, 0.0, 0.0, 0, offsets, 0.0, False, Z, P, q, work, c, dW, da)
-        dWs[k] = dW
-        dAs[k] = da
-        for j in range(m):
-            for i in range(d):
-                W[j, i] = W[j, i] + eta * (-dW[j, i])
-            a[j] = a[j] + eta * (-da[j])
-
-
 def _gd_path(X, y, W1, w2, eta, steps):
     """Constant-step GD on the summed logistic loss for one network W1 (d, m), w2 (m,), sub-gradient 0 at kinks
     (eqs. 18-19): the states before each of ``steps`` steps and their negative gradients, as arrays
@@ -62,7 +38,8 @@ def _gd_path(X, y, W1, w2, eta, steps):
     m, d = W.shape
     Ws, As, dWs, dAs = np.empty((steps, m, d)), np.empty((steps, m)), np.empty((steps, m, d)), np.empty((steps, m))
     if _jit.ENABLED:
-        _gd_path_kernel(W, a, _jit.carray(X), _jit.carray(y), float(eta), Ws, As, dWs, dAs)
+        _kernels.gd_path(W, a, _jit.carray(X), _jit.carray(y), float(eta), 0.0, 0.0, 0, np.empty(0), 0.0, Ws, As, dWs,
+                         dAs)
     else:
         for k in range(steps):
             Ws[k], As[k] = W, a
@@ -323,14 +300,7 @@ def _lem3_kernel(X, lam, U, sig0, dt, steps, deltas, t_align, T0, c1):
     for j in range(U.shape[1]):
         for k in range(steps):
             t = k * dt
-            g[:] = 0.0
-            for n in range(N):
-                z = 0.0
-                for i in range(d):
-                    z += X[n, i] * U[i, j]
-                if z > 0:
-                    for i in range(d):
-                        g[i] += X[n, i] * lam[n]
+            _kernels.active_field(X, lam, U, j, g)
             ng = 0.0
             for i in range(d):
                 ng += g[i] * g[i]

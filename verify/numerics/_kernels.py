@@ -296,6 +296,46 @@ def gd_steps(W, a, X, y, lr, steps, alpha, kink, kind, offsets, log_count):
 
 
 @jit
+def workspace(m, n, d):
+    """The work arrays of gradient_into for m neurons, n points, d dimensions: Z, P, q, work, c, dW, da."""
+    return (np.empty((m, n)), np.empty((m, n)), np.empty(n), np.empty(n), np.empty(n), np.empty((m, d)),
+            np.empty(m))
+
+
+@jit
+def gd_path(W, a, X, y, lr, alpha, kink, kind, offsets, log_count, Ws, As, dWs, dAs):
+    """Plain GD on one network W (m, d), a (m,), in place, for Ws.shape[0] steps; the state before each step
+    and its gradient go to row k of Ws, As, dWs, dAs (theta <- theta + lr * (-grad), as the numpy loops write it)."""
+    m, d = W.shape
+    XT = np.ascontiguousarray(X.T)
+    Z, P, q, work, c, dW, da = workspace(m, X.shape[0], d)
+    for k in range(Ws.shape[0]):
+        Ws[k] = W
+        As[k] = a
+        gradient_into(W, a, X, XT, y, alpha, kink, kind, offsets, log_count, False, Z, P, q, work, c, dW, da)
+        dWs[k] = dW
+        dAs[k] = da
+        for j in range(m):
+            for i in range(d):
+                W[j, i] = W[j, i] + lr * (-dW[j, i])
+            a[j] = a[j] + lr * (-da[j])
+
+
+@jit
+def active_field(X, lam, U, j, g):
+    """g = sum of lam_n x_n over the points with <x_n, u_j> > 0 (u_j = column j of U): X^T D(u_j) lam."""
+    N, d = X.shape
+    g[:] = 0.0
+    for n in range(N):
+        z = 0.0
+        for i in range(d):
+            z += X[n, i] * U[i, j]
+        if z > 0:
+            for i in range(d):
+                g[i] += X[n, i] * lam[n]
+
+
+@jit
 def gd_log_time(W, a, X, y, h, log_times, alpha, kink, kind, offsets, log_count, W_out, a_out):
     """GD with steps dt = h (1 + t) / max(1, log(1 + t)); the iterate at the first t with
     log(1 + t) >= log_times[k] goes to W_out[k], a_out[k] (flow.gd_log_time).  Returns the final t."""
