@@ -226,11 +226,30 @@ def _rate_check(fx):
     a2 = tr.a**2
     bound = a2[0][None, :] * np.exp(-factor * n * V * t)[:, None]
     k = np.unravel_index(np.argmin(a2 - bound), a2.shape)
-    # tolerance: the integrator's relative accuracy (rtol 1e-10, accumulated) on a_j^2; the amended bound is
-    # attained to ~1e-10 relative when the output saturates (r_i = -1), so it is tested at that resolution
-    ev.ge(f"min over t <= 0.5, j of a_j(t)^2 - a_j(0)^2 exp(-{factor:g} n B V t)", float(np.min(a2 - bound)), 0.0,
-          atol=1e-8 * float(a2[0].max()))
-    ev.certify(worst_t=float(t[k[0]]), a2=float(a2[k]), bound=float(bound[k]), n=n, V=V)
+    # resolution of the comparison: 1e-8 relative to a_j(0)^2; the amended bound is attained to ~1e-10 relative
+    # when the output saturates (r_i = -1), so it is tested at that resolution
+    tol = 1e-8 * float(a2[0].max())
+    resid = float(np.min(a2 - bound))
+    ev.ge(f"min over t <= 0.5, j of a_j(t)^2 - a_j(0)^2 exp(-{factor:g} n B V t)", resid, 0.0, atol=tol)
+    # The integrator's error on a_j^2, measured (not assumed): against the closed form where the family has one
+    # (phuong.shrinking_neuron: exact, independent of the integrator), else against a rerun at rtol 1e-12. The
+    # verdict is certified only when that error cannot move the residual across -tol: a pass needs
+    # error <= resid + tol, a refutation error < -tol - resid (the rtol 1e-10 flow has a relative error floor
+    # near 1e-8 on saturated outputs, the size of the resolution itself).
+    if fx.family == "phuong.shrinking_neuron":
+        exact = np.array([shrinking_neuron_closed_form(n, V, float(a2[0, 0]), float(ti)) if ti > 0 else float(a2[0, 0])
+                          for ti in t])
+        err, how = float(np.max(np.abs(a2[:, 0] - exact))), "the closed form"
+    else:
+        fine = gradient_flow(X, y, fx["a0"], fx["W0"], grid, rtol=1e-12)
+        if not ev.valid("integrator (rtol 1e-12 rerun for the error estimate) reached t = 0.5", fine.success,
+                        detail=fine.message):
+            return ev
+        err, how = float(np.max(np.abs(fine.a**2 - a2))), "a rerun at rtol 1e-12"
+    need = resid + tol if resid >= -tol else -tol - resid
+    ev.accuracy(f"integrator error on a_j^2 (max over t, j; against {how}) within the margin that decides the "
+                f"comparison (|residual +- {tol:.3g}|)", err, need)
+    ev.certify(worst_t=float(t[k[0]]), a2=float(a2[k]), bound=float(bound[k]), n=n, V=V, integrator_error_a2=err)
     if fx.family == "phuong.shrinking_neuron":
         u0 = float(a2[0, 0])
         u_exact = shrinking_neuron_closed_form(n, V, u0, 0.5)
