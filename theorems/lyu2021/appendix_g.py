@@ -148,7 +148,9 @@ def principal(rng, d=3, n=10, spread=0.05, alpha=0.5, flip_frac=0.5):
 
 
 def _exact_cone_ratio(X, y, alpha, w):
-    """G(w) / <w, mu+> in exact rational arithmetic (data and w rounded to the grid 2^-30), for w in int C."""
+    """(G(w) / <w, mu+>, alpha, inside) in exact rational arithmetic (data and w rounded to the grid 2^-30);
+    ``inside``: the rounded w lies in int C of the rounded data (every y_i <w, x_i> > 0 exactly), where the
+    ratio is meant (a point within rounding of C's boundary can leave it)."""
     q = [[Fraction(round(float(v) * 2 ** 30), 2 ** 30) for v in row] for row in X]
     al = Fraction(alpha).limit_denominator(10 ** 9)
     wq = [Fraction(round(float(v) * 2 ** 30), 2 ** 30) for v in w]
@@ -156,7 +158,8 @@ def _exact_cone_ratio(X, y, alpha, w):
     dot = [sum(a * b for a, b in zip(wq, row)) for row in q]
     G = sum(int(y[i]) * (dot[i] if dot[i] > 0 else al * dot[i]) for i in range(n)) / (2 * n)
     mup = [sum(int(y[i]) * (1 if y[i] > 0 else al) * q[i][j] for i in range(n)) / n for j in range(len(wq))]
-    return G / sum(a * b for a, b in zip(wq, mup)), al
+    inside = all(int(y[i]) * dot[i] > 0 for i in range(n))
+    return G / sum(a * b for a, b in zip(wq, mup)), al, inside
 
 
 CONE_QUARTER = "grad G = mu+/4 on int C (the factor off by two the other way)"
@@ -216,7 +219,16 @@ def obs_grad_G_cone(fx):
                  for w in W]
     ev.forall("|grad G(w) - c mu+-| and |G(w) - c <w, mu+->| (relative) over points of +-int(C)", devs, 0.0,
               relation="<=", atol=1e-12, room=None)
-    ratio, al_q = _exact_cone_ratio(X, y, al, pts[1.0][0])
+    # the exact ratio at the point of int(C) farthest from its boundary (relative margin min_i y_i <w, x_i> / ||w||),
+    # and only where the rounded point is still in int(C) of the rounded data (exactly checked)
+    inner = sorted(pts[1.0], key=lambda w: -float(np.min(y * (X @ w))) / float(np.linalg.norm(w)))
+    ratio, inside = None, False
+    for w in inner[:5]:
+        ratio, _, inside = _exact_cone_ratio(X, y, al, w)
+        if inside:
+            break
+    if not inside:
+        return ev.inconclusive("no point of int(C) stays in int(C) after rounding to the grid 2^-30 (exact check)")
     ev.true(f"exact rational G(w)/<w, mu+> = 1/{den}", ratio == Fraction(1, den), independent=True,
             detail=f"exact ratio {float(ratio):.17g}")
     mbar = mp / np.linalg.norm(mp)
