@@ -503,10 +503,18 @@ def thm1_t2_order(fx):
         lg = -0.5 * np.log(c.h) - le
         rows[k] = dict(n=c.n, t2=t2, log_inv=lg, T=c.T(le), t1=c.t1, bound39=max(c.t2_bound(c.n_pos, le),
                                                                                 c.t2_bound(c.n_neg, le)),
-                       R=c.n * t2 / lg, R_lower_bound=c.n * _t2_lower_bound(c, le) / lg)
+                       R=c.n * t2 / lg, R_lower_bound=c.n * _t2_lower_bound(c, le) / lg,
+                       vtilde=bool(p.v_plus.any() and p.v_minus.any()))
         if not p.run.ok:
             ev.inconclusive(f"integrator failed (n- = {k}): " + p.run.message)
     ev.record(**{f"n_neg_{k}": v for k, v in rows.items()})
+    # t2 is defined by Thm 1 part 2 only when V~+ and V~- are nonempty: a series member where a class keeps no live
+    # neuron (h = 2 at n- = 12 left both empty on a hunted min.wellsep) has t2 = inf by construction, not a
+    # measured t2 outside the bounds
+    empty = [k for k, v in rows.items() if not v["vtilde"]]
+    if empty:
+        return ev.inconclusive(f"V~+ or V~- empty at n- = {', '.join(map(str, empty))}: t2 undefined there "
+                               "(Thm 1 part 2 needs both nonempty)")
     if fx.mutated(T2_OPPOSITE):
         for k, v in rows.items():
             ev.le(f"t2 <= t1 (n- = {k})", v["t2"], v["t1"], rtol=0.0)
@@ -523,6 +531,8 @@ def thm1_t2_order(fx):
     t2s, lgs = [rows[3]["t2"]], [rows[3]["log_inv"]]
     for f in EPS_FACTORS[1:]:
         p = phases(_t2_fixture(fx, 3, seed, eps_factor=f))
+        if not (p.v_plus.any() and p.v_minus.any()):
+            return ev.inconclusive(f"V~+ or V~- empty at log eps x {f}: t2 undefined there")
         t2p, t2m, _ = _t2(p)
         t2s.append(max(t2p, t2m))
         lgs.append(-0.5 * np.log(p.run.c.h) - p.run.log_eps)
