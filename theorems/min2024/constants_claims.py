@@ -230,10 +230,12 @@ def _zeta_check(fx) -> Evidence:
     one_minus_c2 = float(one_minus_cos(W0[j], ref[j])[0]) * (1.0 + c) if c > 0 else 1.0 - c * c
     ev.forall("cap S^zeta_{x+} inside S+ and S^zeta_{x-} inside S- (worst boundary and 2000 spread points)",
               cap_ok, relation="true")
-    # (26) defines zeta2 by the init, so this part is an identity for zeta <= zeta2*: no room is claimed. Judged
-    # relative to 1 - c^2: sqrt(1 - zeta) - c = (1 - c^2 - zeta) / (sqrt(1 - zeta) + c) > 0 iff zeta < 1 - c^2
+    # (26) defines zeta2 by the init, so this part is an identity for zeta <= zeta2*: no room is claimed. For c > 0
+    # judged relative to 1 - c^2: sqrt(1 - zeta) - c = (1 - c^2 - zeta) / (sqrt(1 - zeta) + c) > 0 iff
+    # zeta < 1 - c^2; for c <= 0 it holds for every zeta < 1 (zeta2* = 1 then) and is judged as printed
     ev.forall("max_{V+-} cos(w_j(0), x_-+) < sqrt(1 - zeta) (identity (26) for zeta <= zeta2*)",
-              [(z - one_minus_c2) / one_minus_c2 for z in zetas], 0.0, relation="<=", atol=-1e-12, room=None)
+              [(z - one_minus_c2) / one_minus_c2 if c > 0 else c - np.sqrt(1 - z) for z in zetas], 0.0,
+              relation="<=", atol=-1e-12, room=None)
     ev.record(zeta1_star=z1s, zeta2_star=z2s, zetas=zetas,
               closed_form_printed_fails=bool(max(pairs[0]) >= min(z1s, z2s)))
     if not fx.amended:
