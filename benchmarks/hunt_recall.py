@@ -92,7 +92,8 @@ def run_set(name: str, claims: list, args) -> dict:
         rows.append({"claim": c.id, "status": o.get("status"), "seconds_to_first": f.get("seconds_to_first"),
                      "evaluations_to_first": f.get("evaluations_to_first"), "evaluations": o.get("evaluations"),
                      "shrunk": (f.get("shrunk") or {}).get("fixture"), "unconfirmed": o.get("unconfirmed_count", 0),
-                     "best_slack": (o.get("best") or {}).get("slack"), "reason": o.get("reason")})
+                     "best_slack": (o.get("best") or {}).get("slack"), "reason": o.get("reason"),
+                     "inconclusive": (o.get("counts") or {}).get("inconclusive", 0)})
     return {"set": name, "wall_s": round(wall, 1), "rows": rows}
 
 
@@ -144,10 +145,32 @@ def table(recall: dict | None, false: dict | None, args, recall_note: str, true_
         unconf = sum(int(r["unconfirmed"] or 0) for r in false["rows"])
         lines += [f"**False alarms**: {len(alarms)} confirmed refutations of {len(false['rows'])} claims that hold "
                   f"({true_note}); {unconf} search refutations rejected by confirmation; wall {false['wall_s']:g} s.", "",
-                  "| claim | outcome | fixtures | smallest slack | rejected by confirmation |", "|---|---|---|---|---|"]
+                  "| claim | outcome | fixtures | inconclusive | smallest slack | rejected by confirmation |",
+                  "|---|---|---|---|---|---|"]
         for r in false["rows"]:
-            lines.append(f"| `{r['claim']}` | {r['status']} | {_n(r['evaluations'])} | {_n(r['best_slack'])} | {r['unconfirmed']} |")
+            lines.append(f"| `{r['claim']}` | {r['status']} | {_n(r['evaluations'])} | {_n(r.get('inconclusive'))} "
+                         f"| {_n(r['best_slack'])} | {r['unconfirmed']} |")
     return "\n".join(lines) + "\n"
+
+
+def retable(out: Path) -> int:
+    """OUT/table.md again from a finished run (the inconclusive counts from each set's summary.json where the
+    rows lack them: runs before that column)."""
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    for key, folder in (("recall", "recall"), ("false_alarms", "false-alarms")):
+        part = results.get(key)
+        summary = out / folder / "summary.json"
+        if part and summary.exists():
+            hunts = json.loads(summary.read_text(encoding="utf-8")).get("hunt") or {}
+            for row in part["rows"]:
+                if "inconclusive" not in row:
+                    row["inconclusive"] = ((hunts.get(row["claim"]) or {}).get("counts") or {}).get("inconclusive")
+    args = argparse.Namespace(**results["args"])
+    md = table(results.get("recall"), results.get("false_alarms"), args, results["recall_note"], results["true_note"],
+               results["skipped"])
+    (out / "table.md").write_text(md, encoding="utf-8")
+    print(md)
+    return 0
 
 
 def _n(x) -> str:
@@ -172,7 +195,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", choices=("recall", "false-alarms"), help="run one of the two sets")
     p.add_argument("--claims", nargs="*", help="restrict to these claim ids")
     p.add_argument("--quiet", action="store_true")
+    p.add_argument("--retable", action="store_true",
+                   help="rewrite OUT/table.md from OUT/results.json (and each set's summary.json) without hunting")
     args = p.parse_args(argv)
+    if args.retable:
+        return retable(Path(args.out))
 
     from verify.claims import REGISTRY
     from verify.discovery import load_package

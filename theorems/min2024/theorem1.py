@@ -89,6 +89,7 @@ def _t_align(p) -> float:
 
 
 MU_SERIES = (0.6, 0.2, 0.05, 0.02)
+T1_EXPONENT_SE = 0.5    # t1's own fitted exponent along a series is compared only when its standard error is below this
 N_FACTORS = (1, 2, 4)
 
 
@@ -112,8 +113,16 @@ def _t_align_rates(fx, ev: Evidence, attained: bool) -> None:
             continue
         keep = ta > 0
         b = float(np.polyfit(np.log(xs), np.log(t1), 1)[0])
-        ev.record(**{f"t1 exponent in {key}": b})
+        se_t1 = slope_error(xs, t1)
+        ev.record(**{f"t1 exponent in {key}": b, f"t1 exponent in {key}, standard error": se_t1})
         name = f"t_align vs {key} (eps -> 0 limit)"
+        if se_t1 > T1_EXPONENT_SE:
+            # t1 is rebuilt from each member's data (min{zeta, xi}, X_min): where it is no power law along the series
+            # (e.g. 1998, 92, 178 at n = 5, 10, 20) it has no exponent to compare with; the bound t_align <= t1 itself
+            # is judged on every member above
+            ev.note(f"{name}: not judged, t1 along {key} is no power law (its fitted exponent {b:.3g} has standard "
+                    f"error {se_t1:.3g} > {T1_EXPONENT_SE:g})")
+            continue
         se = slope_error(xs[keep], ta[keep])
         if attained:
             judge_slope(name, xs[keep], ta[keep], predicted=b, relation="==", atol=0.25 + 2 * se, evidence=ev,
@@ -494,10 +503,18 @@ def thm1_t2_order(fx):
         lg = -0.5 * np.log(c.h) - le
         rows[k] = dict(n=c.n, t2=t2, log_inv=lg, T=c.T(le), t1=c.t1, bound39=max(c.t2_bound(c.n_pos, le),
                                                                                 c.t2_bound(c.n_neg, le)),
-                       R=c.n * t2 / lg, R_lower_bound=c.n * _t2_lower_bound(c, le) / lg)
+                       R=c.n * t2 / lg, R_lower_bound=c.n * _t2_lower_bound(c, le) / lg,
+                       vtilde=bool(p.v_plus.any() and p.v_minus.any()))
         if not p.run.ok:
             ev.inconclusive(f"integrator failed (n- = {k}): " + p.run.message)
     ev.record(**{f"n_neg_{k}": v for k, v in rows.items()})
+    # t2 is defined by Thm 1 part 2 only when V~+ and V~- are nonempty: a series member where a class keeps no live
+    # neuron (h = 2 at n- = 12 left both empty on a hunted min.wellsep) has t2 = inf by construction, not a
+    # measured t2 outside the bounds
+    empty = [k for k, v in rows.items() if not v["vtilde"]]
+    if empty:
+        return ev.inconclusive(f"V~+ or V~- empty at n- = {', '.join(map(str, empty))}: t2 undefined there "
+                               "(Thm 1 part 2 needs both nonempty)")
     if fx.mutated(T2_OPPOSITE):
         for k, v in rows.items():
             ev.le(f"t2 <= t1 (n- = {k})", v["t2"], v["t1"], rtol=0.0)
@@ -514,6 +531,8 @@ def thm1_t2_order(fx):
     t2s, lgs = [rows[3]["t2"]], [rows[3]["log_inv"]]
     for f in EPS_FACTORS[1:]:
         p = phases(_t2_fixture(fx, 3, seed, eps_factor=f))
+        if not (p.v_plus.any() and p.v_minus.any()):
+            return ev.inconclusive(f"V~+ or V~- empty at log eps x {f}: t2 undefined there")
         t2p, t2m, _ = _t2(p)
         t2s.append(max(t2p, t2m))
         lgs.append(-0.5 * np.log(p.run.c.h) - p.run.log_eps)
