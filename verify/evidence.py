@@ -137,8 +137,8 @@ def _elementwise_slack(m: np.ndarray, b: np.ndarray, rtol: float, atol: float, r
 
 
 def _elementwise_room(m: np.ndarray, b: np.ndarray, relation: str) -> float | None:
-    """The smallest of room_le / room_ge over the elements (None where every bound is <= 0); used only
-    when every element holds, so every element is finite."""
+    """The smallest of room_le / room_ge over the elements (None where every bound is <= 0); forall uses
+    it only when every element holds (so every element is finite)."""
     pos = b > 0
     if not pos.any():
         return None

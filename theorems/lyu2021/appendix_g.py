@@ -46,10 +46,6 @@ from .hyps import asmA2, holds
 # ---------------------------------------------------------------------------------------------
 # helpers: cones, delta, the linearised loss and the G-flow
 
-# the logistic loss linearised at 0 (a built-in the compiled region integrator knows)
-LINEAR_HALF = LINEARISED_LOGISTIC
-
-
 def cone_margin(W, X, y) -> np.ndarray:
     """min_i <w/||w||, y_i x_i> per row of W: w is in C_delta iff this is >= delta (App. G.1)."""
     W = np.atleast_2d(W)
@@ -72,14 +68,14 @@ def delta_K(X, y, alpha):
 
 def g_flow(w0, s, X, y, alpha, T, *, seg=20.0, per_seg=200, rtol=1e-10):
     """Directions u(t) = w(t)/||w(t)|| of the G-flow dw/dt = s ||w|| dG(w) (a balanced neuron with a = s||w|| under
-    the linearised loss LINEAR_HALF) on a grid of step seg/per_seg up to T; segments of length ``seg``
+    the linearised loss nets.LINEARISED_LOGISTIC) on a grid of step seg/per_seg up to T; segments of length ``seg``
     restart from the unit direction (the flow is scale-equivariant). Returns (t, U, max error estimate)."""
     u = np.asarray(w0, dtype=float) / np.linalg.norm(w0)
     ts, us, err = [0.0], [u.copy()], 0.0
     t0 = 0.0
     grid = np.linspace(0.0, seg, per_seg + 1)
     while t0 < T - 1e-12:
-        res = integrate_flow(u[None], np.array([s]), X, y, alpha=alpha, loss=LINEAR_HALF, t_end=seg, t_eval=grid,
+        res = integrate_flow(u[None], np.array([s]), X, y, alpha=alpha, loss=LINEARISED_LOGISTIC, t_end=seg, t_eval=grid,
                              rtol=rtol, atol=1e-14, error_estimate=True)
         if not res.success:
             raise IntegratorStalled(f"G-flow: {res.message}")
