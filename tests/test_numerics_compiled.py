@@ -272,3 +272,25 @@ def test_kernel_cache_is_keyed_by_the_kernel_sources():
 
     assert cfg.CACHE_DIR.endswith(f"numba-{_jit.fingerprint()}")
     assert len(_jit.fingerprint()) == 16
+
+
+def test_log_terms_is_log_value_and_log_neg_derivative_bit_for_bit() -> None:
+    """The fused loss terms the normalised step uses are the two separate functions' results, bit for bit,
+    at the branch points (0, 30, the exp underflow at -746), in every sign and with offsets, for each kind."""
+    from verify.numerics import _kernels
+
+    tiny = np.finfo(float).tiny
+    qs = [0.0, -0.0, tiny, -tiny, 5e-324, 1e-300, 0.3, -0.3, 29.999999999999996, 30.0, 30.000000000000004, 100.0,
+          708.0, 744.0, 745.1, 745.2, 745.9, 746.0, 746.0000000000001, 800.0, 1e6, -1.0, -40.0, -745.5, -800.0,
+          np.inf, -np.inf, np.nan]
+    qs += list(np.random.default_rng(0).normal(scale=400.0, size=400))
+    for kind in (0, 1, 2):
+        for offsets in (np.empty(0), np.array([-3.25, 1e-3])):
+            for q in qs:
+                v, u = _kernels.log_terms(kind, offsets, float(q))
+                v0 = _kernels.log_value(kind, offsets, float(q))
+                u0 = _kernels.log_neg_derivative(kind, offsets, float(q))
+                assert np.array_equal(np.array([v, u]), np.array([v0, u0]), equal_nan=True), (kind, offsets, q)
+                assert np.signbit(v) == np.signbit(v0) and np.signbit(u) == np.signbit(u0), (kind, offsets, q)
+    # the skipped calls: np.exp is exactly 0 below EXP_ZERO
+    assert np.exp(np.nextafter(_kernels.EXP_ZERO, -np.inf)) == 0.0 and np.exp(-1e4) == 0.0

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fixtures.lyu2021 import asm_a2_slack, fig1left_data, fig1middle, hinted, with_reference
+from fixtures.lyu2021 import asm_a2_slack, fig1left_data, fig1middle, fig1middle_data, hinted, with_reference
 from verify import Evidence, claim, erratum, family, integer, negative, random, real
 from verify.numerics.nets import activation, normalized_margin
 
@@ -217,9 +217,8 @@ def exp_fig2_middle_assumptions(fx):
                     continue
                 for n_pos in (2, 6, 12, 30, 60, 120):
                     for n_neg in (1, 3):
-                        d = fig1middle.build(np.random.default_rng(fx.seed), eps=eps, eps_prime=epsp, c=c, n_pos=n_pos,
-                                             n_neg=n_neg, alpha=al)
-                        sl = middle_assumptions(d["X"], d["y"], al)
+                        Xd, yd = fig1middle_data(np.random.default_rng(fx.seed), eps, epsp, c, n_pos, n_neg)
+                        sl = middle_assumptions(Xd, yd, al)
                         if sl["A.2"] > 0 and sl["A.3"] > 0:
                             smallest = min(smallest, eps)
                             if eps <= eps_max:

@@ -59,6 +59,17 @@ def jit(fn: Callable) -> Callable:
     return _numba.njit(cache=True, nogil=True, error_model="numpy")(fn)
 
 
+def jit_inline(fn: Callable) -> Callable:
+    """As :func:`jit`, and inlined into every compiled caller (numba's ``inline="always"``, at the level of
+    numba's IR: the same floating-point operations in the same order).  For the small per-step helpers
+    of the integrators: a call passes each array as a struct of seven words, and at the catalogue's
+    shapes (m n d of a few dozen) the calls cost more than the arithmetic (forward pass at m n d = 28:
+    142 ns called, 68 ns inlined)."""
+    if not ENABLED:
+        return fn
+    return _numba.njit(cache=True, nogil=True, error_model="numpy", inline="always")(fn)
+
+
 def carray(x, dtype=np.float64) -> np.ndarray:
     """``x`` as a C-contiguous, writeable array of ``dtype``, copied only when it is not one already.
 
