@@ -251,7 +251,7 @@ def _t2(p) -> tuple[float, float, np.ndarray]:
     y = r.y
     out = []
     for mask, cls in ((p.v_plus, y > 0), (p.v_minus, y < 0)):
-        vals = np.array([np.abs(r.outputs(k, mask)[cls]).max() for k in range(len(r.t))])
+        vals = np.abs(r.outputs_all(mask)[:, cls]).max(axis=1)
         hit = np.flatnonzero(vals > 0.25)
         out.append(float(r.t[hit[0]]) if hit.size else float("inf"))
         out.append(int(hit[0]) - 1 if hit.size else len(r.t) - 1)
@@ -377,7 +377,7 @@ def thm1_f(fx):
     lognorm = np.log(np.exp(2 * (rho - rho.max(1, keepdims=True))).sum(1)) + 2 * rho.max(1)
     ev.ge("min increment of log sum_{live} ||w_j||^2 after t1", float(np.diff(lognorm).min()), 0.0, atol=1e-8)
     F2 = np.exp(lognorm)
-    margins = np.array([(r.y * r.outputs(k)).min() for k in range(p.k1, len(r.t))])
+    margins = (r.y * r.outputs_all(start=p.k1)).min(axis=1)
     ev.ge("min_t X_max ||W||_F^2 - min_i y_i f_i", float((c.x_max * F2 - margins).min()), 0.0, atol=1e-9)
     t_fit = fit_horizon(c, r.log_eps, r.X, r.y)
     horizons = t_fit * 10.0 ** np.arange(LATE_DECADES + 1)
