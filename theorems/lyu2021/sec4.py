@@ -373,16 +373,17 @@ def small_init_runs(fx, B, sigmas, horizons, bad_b=False):
     return W0, a0, bbar(W0, a0, mubar), runs
 
 
-def extend_runs(fx, runs, more, only=None, max_steps=400_000):
+def extend_runs(fx, runs, more, only=None, max_steps=400_000, eta=1e-2, q_ref=400):
     """Continue every run of :func:`small_init_runs` from its last snapshot to the further margin horizons ``more``
-    (same normalised-GD step rule) and return the runs with the snapshots appended. Seeds that did not reach the
-    last horizon stay unreached; with ``only`` (a boolean mask over seeds) only those seeds are continued."""
+    (same normalised-GD step rule: ``eta``, ``q_ref`` as :func:`ngd_horizons`; the defaults are small_init_runs')
+    and return the runs with the snapshots appended. Seeds that did not reach the last horizon stay unreached;
+    with ``only`` (a boolean mask over seeds) only those seeds are continued."""
     X, y, al = fx["X"], fx["y"], fx["alpha"]
     out = []
     for run in runs:
         ok = run.reached[-1] if only is None else run.reached[-1] & only
         W, a = np.nan_to_num(run.W[-1]), np.nan_to_num(run.a[-1])
-        ext = ngd_horizons(W[ok], a[ok], X, y, al, more, eta=1e-2, q_ref=400, max_steps=max_steps)
+        ext = ngd_horizons(W[ok], a[ok], X, y, al, more, eta=eta, q_ref=q_ref, max_steps=max_steps)
         Hn = len(more)
         B = run.W.shape[1]
         SW = np.full((Hn,) + run.W.shape[1:], np.nan)
