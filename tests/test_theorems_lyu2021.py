@@ -226,3 +226,44 @@ def test_flow_margin_horizons_reaches_horizons_on_symmetric_data():
     assert np.all(run.q >= [20.0, 200.0]) and np.all(run.q <= [20.0 + 3.0, 200.0 + 3.0])
     nrm = np.sqrt(np.sum(run.W ** 2, axis=(1, 2)) + np.sum(run.a ** 2, axis=1))
     assert nrm[1] > nrm[0] and run.error < 1e-6 and run.segments == 2
+
+
+def test_he_inits_keeps_the_single_draw_as_seed_zero():
+    """exp.fig2.middle batches its inits: the first is the draw a one-init check takes (W, then a) from the same
+    generator, so a pinned hunted fixture keeps its init in the batch."""
+    from theorems.lyu2021.experiments import he_inits
+
+    m, d = 8, 3
+    r1 = np.random.default_rng(739)
+    W1 = 1e-3 * r1.normal(size=(1, m, d)) * np.sqrt(2 / d)
+    a1 = 1e-3 * r1.normal(size=(1, m)) * np.sqrt(2 / m)
+    W, a = he_inits(np.random.default_rng(739), 5, m, d)
+    assert W.shape == (5, m, d) and a.shape == (5, m)
+    assert np.array_equal(W[:1], W1) and np.array_equal(a[:1], a1)
+    assert not np.allclose(W[1], W[0])
+
+
+def test_margin_outcomes_certified_failure_rules():
+    """A ratio within 5% of 1 succeeds; above 1.05 / (1 - ln n / Q) fails (the smoothed margin only grows); below
+    0.95 it fails only once settled (1%); otherwise, or with one horizon reached, undecided."""
+    from theorems.lyu2021.experiments import margin_outcomes
+
+    H = np.array([100.0, 400.0])
+    R = np.array([[1.01, 2.30, 0.50, 0.40, 1.08, 1.06, np.nan],
+                  [1.00, 2.35, 0.50, 0.45, 1.08, 1.06, 1.00]])
+    # 1.06 at Q = 400, n = 61: 1.06 (1 - ln 61 / 400) = 1.049 <= 1.05, not certified; 1.08 is
+    assert margin_outcomes(R, H, n=61).tolist() == [1, 0, 0, -1, 0, -1, -1]
+    # 1.08 at Q = 10: 1.08 (1 - ln 61 / 10) < 1.05, so not certified
+    assert margin_outcomes(R[:, 4:5], np.array([5.0, 10.0]), n=61).tolist() == [-1]
+
+
+def test_seed_outcomes_fail_above():
+    """sec6.seed_outcomes: a seed settled at a distance below ``fail_above`` is undecided, not a failure."""
+    from types import SimpleNamespace
+
+    from theorems.lyu2021.sec6 import seed_outcomes
+
+    run = SimpleNamespace(reached=np.ones((3, 3), bool))
+    fd = np.array([[0.004, 0.05, 0.30], [0.002, 0.05, 0.31], [0.001, 0.05, 0.31]])
+    assert seed_outcomes(run, fd).tolist() == [1, 0, 0]
+    assert seed_outcomes(run, fd, fail_above=0.1).tolist() == [1, -1, 0]

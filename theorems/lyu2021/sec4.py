@@ -373,16 +373,17 @@ def small_init_runs(fx, B, sigmas, horizons, bad_b=False):
     return W0, a0, bbar(W0, a0, mubar), runs
 
 
-def extend_runs(fx, runs, more, only=None, max_steps=400_000):
+def extend_runs(fx, runs, more, only=None, max_steps=400_000, eta=1e-2, q_ref=400):
     """Continue every run of :func:`small_init_runs` from its last snapshot to the further margin horizons ``more``
-    (same normalised-GD step rule) and return the runs with the snapshots appended. Seeds that did not reach the
-    last horizon stay unreached; with ``only`` (a boolean mask over seeds) only those seeds are continued."""
+    (same normalised-GD step rule: ``eta``, ``q_ref`` as :func:`ngd_horizons`; the defaults are small_init_runs')
+    and return the runs with the snapshots appended. Seeds that did not reach the last horizon stay unreached;
+    with ``only`` (a boolean mask over seeds) only those seeds are continued."""
     X, y, al = fx["X"], fx["y"], fx["alpha"]
     out = []
     for run in runs:
         ok = run.reached[-1] if only is None else run.reached[-1] & only
         W, a = np.nan_to_num(run.W[-1]), np.nan_to_num(run.a[-1])
-        ext = ngd_horizons(W[ok], a[ok], X, y, al, more, eta=1e-2, q_ref=400, max_steps=max_steps)
+        ext = ngd_horizons(W[ok], a[ok], X, y, al, more, eta=eta, q_ref=q_ref, max_steps=max_steps)
         Hn = len(more)
         B = run.W.shape[1]
         SW = np.full((Hn,) + run.W.shape[1:], np.nan)
@@ -448,13 +449,31 @@ P_EXPONENT_M = "probability >= 1 - 2^-m (exponent m instead of m - 1)"
 # seeds that leave the one-sided limit do so logarithmically slowly (the minority output group's share of
 # ||theta||^2 grows 0.018 -> 0.033 while the distance to the target falls 0.0241 -> 0.0233 over Q = 1e3 -> 6.4e4),
 # so about a third of the seeds stay undecided at any reachable horizon (thm4.3: 28/96 collinear, 33/96 alpha 0.9;
-# cor4.4: 39/96 alpha 0.9). There the binomial may end inconclusive; a refutation by the decided seeds alone
-# (upper bound below p with every undecided seed counted a success) is still unexpected.
+# cor4.4: 39/96 alpha 0.9). Continued alone to 256x (Q = 1.024e6, every one reaches it) most stay undecided
+# (thm4.3: 23/96 collinear, 27/96 alpha 0.9, all 27 with a good bbar; cor4.4: 36/96). There the binomial may end
+# inconclusive (thm4.3 alpha 0.9: 35/69 decided, 99% CI [0.2424, 0.7667] vs 0.75); a refutation by the decided
+# seeds alone (upper bound below p with every undecided seed counted a success) is still unexpected.
 SLOW_ESCAPE = {"pass", "inconclusive"}
 SLOW_ESCAPE_WHY = ("At alpha = 0.9 and on nearly collinear data about a third of the seeds escape the one-sided limit "
                    "too slowly to be decided at any reachable horizon: those fixtures may end inconclusive (expected), "
                    "never refuted.")
 ONE_SEED = {"quick": 1, "standard": 1, "thorough": 1}
+
+
+def continue_undecided(fx, runs, H, o, outcomes, ev):
+    """Seeds still undecided after the 16x horizons ``H`` (``o == -1``) alone, continued to 64x and 256x H[-1]
+    (normalised GD, up to 3M steps; they are escaping a saddle slowly, the others are not rerun). ``outcomes(runs,
+    H)`` re-judges the continued runs; its first item (per-seed outcomes) replaces ``o`` on the continued seeds.
+    Returns (o, the continued seeds' mask, the continued runs or None, outcomes' result or None)."""
+    undec = o == -1
+    if not undec.any():
+        return o, undec, None, None
+    more = [H[-1] * 4, H[-1] * 16]
+    cont = extend_runs(fx, runs, more, only=undec, max_steps=3_000_000)
+    res = outcomes(cont, H + more)
+    ev.record(undecided_at_16x=int(undec.sum()), continued_to=H[-1] * 16,
+              continued_reaching_it=int(np.sum(undec & np.all([r.reached[-1] for r in cont], axis=0))))
+    return np.where(undec, res[0], o), undec, cont, res
 
 
 def _seed_counts(o):
@@ -481,7 +500,8 @@ def _seed_counts(o):
                  "counted neither way (judge_binomial(undecided=)). Power: the exponent-m control (1 - 2^-m) must be "
                  "refuted. Recorded, not judged: the proof's event (success iff bbar good). Extremes: m = 2 (minimum), "
                  "alpha in {0.05, 0.9}, nearly collinear data, a large output-init scale. Seeds left undecided at the "
-                 "last horizon are continued to 4x and 16x that horizon (standard, thorough). " + SLOW_ESCAPE_WHY,
+                 "last horizon are continued to 4x and 16x that horizon, and those still undecided alone to 64x and "
+                 "256x it (standard, thorough; as cor4.4). " + SLOW_ESCAPE_WHY,
        timeout_s=600)
 def thm4_3(fx):
     ev = Evidence()
@@ -499,23 +519,32 @@ def thm4_3(fx):
     C = (1 + al) / (2 if fx.mutated("constant C = (1+alpha)/2") else 4)
     p = 1 - 2.0 ** (-(m if fx.mutated(P_EXPONENT_M) else m - 1))
     _, _, b, runs = small_init_runs(fx, B, sigmas, H, bad_b=bad)
-    outs = _outcomes(fx, runs, lambda Z: C * Z @ w_star, C)
-    (o1, fd1, rho1), (o2, _, _) = outs
-    o = np.where(o1 == o2, o2, -1)               # decided only when both init scales agree
+
+    def outcomes(runs, H=None):
+        (o1, fd1, rho1), (o2, _, _) = _outcomes(fx, runs, lambda Z: C * Z @ w_star, C)
+        return np.where(o1 == o2, o2, -1), fd1, rho1, o1, o2      # decided only when both init scales agree
+
+    o, fd1, rho1, o1, o2 = outcomes(runs)
     undecided_first = int(np.sum(o == -1))
     if undecided_first and not quick:            # longer horizons before any seed is left undecided
         H = H + [H[-1] * 4, H[-1] * 16]
         runs = extend_runs(fx, runs, H[-2:])
-        (o1, fd1, rho1), (o2, _, _) = _outcomes(fx, runs, lambda Z: C * Z @ w_star, C)
-        o = np.where(o1 == o2, o2, -1)
+        o, fd1, rho1, o1, o2 = outcomes(runs)
     ev.record(undecided_at_first_horizons=undecided_first, last_horizon=H[-1])
+    fd_end, rho_end = fd1[-1], rho1[-1]
+    if not quick:                                # those still undecided alone: 64x and 256x (as cor4.4)
+        o, undec16, cont, res = continue_undecided(fx, runs, H, o, outcomes, ev)
+        if cont is not None:
+            at = undec16 & cont[0].reached[-1]
+            fd_end, rho_end = np.where(at, res[1][-1], fd_end), np.where(at, res[2][-1], rho_end)
+            o1, o2 = np.where(undec16, res[3], o1), np.where(undec16, res[4], o2)
     succ, decided, undec = _seed_counts(o)
     judge_binomial("P(f_inf = C<w*,x>)", succ, decided, p, undecided=undec, confidence=0.99, evidence=ev)
     good = good_embedding(b)
     ev.record(successes=succ, decided=decided, undecided=undec, good_bbar=int(good.sum()), seeds=B,
               proof_event_mismatches=int(np.sum((o >= 0) & ((o == 1) != good))),
-              failure_margin_ratios=rho1[-1][o == 0], predicted_failure_ratio=2 * al / (1 + al),
-              success_function_distance=fd1[-1][o == 1],
+              failure_margin_ratios=rho_end[o == 0], predicted_failure_ratio=2 * al / (1 + al),
+              success_function_distance=fd_end[o == 1],
               sigma_disagreements=int(np.sum((o1 != o2) & (o1 >= 0) & (o2 >= 0))))
     ev.add_series("margin ratio gamma / ((1+alpha)/4 gamma_lin) per seed (larger sigma)", H,
                   {f"seed {k} ({'good' if good[k] else 'bad'} bbar)": rho1[:, k] for k in range(min(B, 6))},
@@ -562,18 +591,14 @@ def cor4_4(fx):
         o, fd, rho = outcomes(runs, H)
     ev.record(undecided_at_first_horizons=undecided_first, last_horizon=H[-1])
     final_rho = rho[-1]
-    undec16 = o == -1
-    if undec16.any() and fx.profile != "quick":
+    if fx.profile != "quick":
         # Seeds still undecided at 16x are escaping a saddle (margin ratio near 0.80 while the minority output
         # group's share of ||theta||^2 grows); they alone are continued to 64x and 256x that horizon. Thorough task
         # 0.1 (m = 3): 12 undecided at Q = 64000 (all with a good bbar); at Q = 1.024e6 7 of them have distance 0 and
         # 1 - ratio = 2.3e-6 (within 2 ln(n)/Q = 4.9e-6), 5 stay undecided (4 not there in 3M steps).
-        more = [H[-1] * 4, H[-1] * 16]
-        cont = extend_runs(fx, runs, more, only=undec16, max_steps=3_000_000)
-        o2, _, rho2 = outcomes(cont, H + more)
-        o = np.where(undec16, o2, o)
-        final_rho = np.where(undec16 & cont[0].reached[-1], rho2[-1], rho[-1])
-        ev.record(undecided_at_16x=int(undec16.sum()), continued_to=H[-1] * 16)
+        o, undec16, cont, res = continue_undecided(fx, runs, H, o, outcomes, ev)
+        if cont is not None:
+            final_rho = np.where(undec16 & cont[0].reached[-1], res[2][-1], rho[-1])
     succ, decided, undec = _seed_counts(o)
     judge_binomial("P(global-max-margin direction)", succ, decided, p, undecided=undec, confidence=0.99, evidence=ev)
     ev.record(successes=succ, decided=decided, undecided=undec, good_bbar=int(good_embedding(b).sum()),

@@ -85,9 +85,9 @@ def balanced_runs(fx, B, signs=None, sigmas=None):
     return s, runs
 
 
-def seed_outcomes(run, fd):
-    """Per seed: 1 success (distance <= 3e-2 and not growing, or <= 3e-3), 0 failure (settled above), -1 undecided
-    (last horizon not reached, or still moving by more than 10%)."""
+def seed_outcomes(run, fd, fail_above=0.0):
+    """Per seed: 1 success (distance <= 3e-2 and not growing, or <= 3e-3), 0 failure (settled above, and above
+    ``fail_above``), -1 undecided (last horizon not reached, or still moving by more than 10%)."""
     out = np.full(fd.shape[1], -1)
     for b in range(fd.shape[1]):
         if not run.reached[-1, b]:
@@ -95,7 +95,7 @@ def seed_outcomes(run, fd):
         e = fd[:, b]
         if e[-1] <= 3e-2 and (np.all(e[1:] <= 1.1 * e[:-1]) or e[-1] <= 3e-3):
             out[b] = 1
-        elif abs(e[-1] - e[-2]) <= 0.1 * e[-2]:
+        elif abs(e[-1] - e[-2]) <= 0.1 * e[-2] and e[-1] > fail_above:
             out[b] = 0
     return out
 
