@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.integrate._ivp import dop853_coefficients as _dop
 
-from ._jit import jit, jit_inline
+from ._jit import jit
 from ._kernels import log_neg_derivative, pmax
 
 N_STAGES = _dop.N_STAGES
@@ -41,7 +41,7 @@ FINISHED, EVENT, TOO_SMALL_STEP, BUDGET, EVENT_SIGN_ERROR, EVENT_NO_CONVERGENCE,
 # The field of one region
 # ----------------------------------------------------------------------------------------------------------
 
-@jit_inline
+@jit
 def parts(theta, model, region, dV, dr, lam):
     """_RegionFlow.parts: velocities dV (m, d) of theta[:m d], dr (m,) of theta[m d:], Filippov weights lam
     (one per sliding pair, in the order of ``region``)."""
@@ -141,7 +141,7 @@ def parts(theta, model, region, dV, dr, lam):
         dr[j] = signs[j] * uz
 
 
-@jit_inline
+@jit
 def velocity(theta, s, log_time, model, region, m, d, out, lam):
     """d theta / ds: the region's field, times e^s in log-time s = log(1 + t)."""
     dV = out[: m * d].reshape((m, d))
@@ -153,7 +153,7 @@ def velocity(theta, s, log_time, model, region, m, d, out, lam):
             out[i] = out[i] * es
 
 
-@jit_inline
+@jit
 def crossing_value(theta, region, m, d, E):
     """min over free (neuron, plane) pairs of T <w, E_r> + off (1 when every pair slides)."""
     T, Cm, _, _, _, _, _, _, _, off = region
@@ -177,7 +177,7 @@ def crossing_value(theta, region, m, d, E):
     return out if found else 1.0
 
 
-@jit_inline
+@jit
 def exit_value(theta, model, region, m, d, lam):
     """min over sliding pairs of min(lam, 1 - lam): the Filippov weight leaving [0, 1]."""
     dV, dr = np.empty((m, d)), np.empty(m)
@@ -190,7 +190,7 @@ def exit_value(theta, model, region, m, d, lam):
     return best
 
 
-@jit_inline
+@jit
 def event_value(which, theta, model, region, m, d, lam):
     if which == 0:
         return crossing_value(theta, region, m, d, model[9])
@@ -201,7 +201,7 @@ def event_value(which, theta, model, region, m, d, lam):
 # DOP853 (scipy.integrate._ivp.rk.DOP853, step by step)
 # ----------------------------------------------------------------------------------------------------------
 
-@jit_inline
+@jit
 def rms_norm(x, sqrt_n):
     s = 0.0
     for i in range(x.shape[0]):
@@ -209,7 +209,7 @@ def rms_norm(x, sqrt_n):
     return np.sqrt(s) / sqrt_n
 
 
-@jit_inline
+@jit
 def dense_eval(F, y_old, t_old, h, t, out):
     """Dop853DenseOutput at t."""
     x = (t - t_old) / h
