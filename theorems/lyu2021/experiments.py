@@ -227,9 +227,9 @@ def he_inits(rng, B, m, d):
     """B draws of 0.001 x He initialisation (w ~ N(0, 2/d), a ~ N(0, 2/m)), batched (B, m, d), (B, m). The first
     is the single draw a one-init check takes from the same generator (W first, then a), so a pinned fixture keeps
     its init as seed 0 of the batch; the others follow."""
-    Z = np.concatenate([rng.normal(size=(1, m, d)), np.zeros((B - 1, m, d))])
-    z = np.concatenate([rng.normal(size=(1, m)), np.zeros((B - 1, m))])
-    Z[1:], z[1:] = rng.normal(size=(B - 1, m, d)), rng.normal(size=(B - 1, m))
+    Z0, z0 = rng.normal(size=(1, m, d)), rng.normal(size=(1, m))
+    Z = np.concatenate([Z0, rng.normal(size=(B - 1, m, d))])
+    z = np.concatenate([z0, rng.normal(size=(B - 1, m))])
     return 1e-3 * Z * np.sqrt(2 / d), 1e-3 * z * np.sqrt(2 / m)
 
 

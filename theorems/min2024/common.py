@@ -322,11 +322,11 @@ class Run:
 
     def outputs_all(self, mask: np.ndarray | None = None, start: int = 0) -> np.ndarray:
         """``outputs(k, mask)`` for every saved state ``k >= start`` at once, shape (T - start, n): one batched
-        forward pass, element for element the same operations as the per-state calls."""
+        polar_outputs call (its operations element for element, as the per-state calls)."""
         U, rho, s = self.U[start:], self.rho[start:], self.s
         if mask is not None:
             U, rho, s = U[:, mask], rho[:, mask], s[mask]
-        return forward(U, s * np.exp(2.0 * (rho - 0.0)), self.X)
+        return polar_outputs(self.X, U, rho, s)
 
     def loss_at(self, k: int) -> float:
         return total_loss(self.loss, self.y, self.outputs(k))
