@@ -35,7 +35,7 @@ def claim_line(cid: str, *, statement: str = r"For all $x \ge 0$, $f(x) \le \fra
         "hypotheses": [{"name": h, "description": f"the {h} condition"} for h in hypotheses],
         "uses": list(uses), "used_by": [], "fixtures": [], "negative_controls": 0, "expected": expected,
         "expected_reason": "the printed constant is off by 2" if expected else "", "amends": amends,
-        "judged_by": "", "proxy": "", "timeout_s": 300.0, "source": "tests", "tags": [],
+        "judged_by": "", "indirect_evidence": "", "timeout_s": 300.0, "source": "tests", "tags": [],
     }
 
 

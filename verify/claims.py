@@ -24,6 +24,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -311,7 +312,11 @@ class Erratum:
     the natural one (the paper's own usage elsewhere when the wording is ambiguous); ``second_method``
     the computation, independent of the check, that confirms it (an analytic certificate, exact or
     interval arithmetic, another integrator or solver, a closed form); ``summary`` one line for the
-    errata table. ``amended`` is the amended statement: when given, the same declaration registers the
+    errata table. ``root`` names the claim whose erratum is the independent slip this one inherits
+    (one slip, one erratum: the statements it propagates to name it as their root); ``independence`` says
+    what makes ``second_method`` independent of the check (one of :data:`settings.INDEPENDENCE`), or
+    :data:`settings.SAME_METHOD` for a confirmation from the same run or integrator, which is shown as
+    such and never as a second method. ``amended`` is the amended statement: when given, the same declaration registers the
     amended claim beside the printed one (id ``amended_id``, default ``<id>.amended``) with the same
     hypotheses, fixtures and check (``fx.amended`` tells the check which one it runs); ``difference``
     says in one line what the amendment changes. ``amended_uses`` replaces the claims the amended
@@ -330,17 +335,21 @@ class Erratum:
     amended_id: str = ""
     amended_title: str = ""
     amended_uses: tuple | None = None
+    root: str = ""
+    independence: str = ""
 
     def describe(self) -> dict:
         return {"kind": self.kind, "location": self.location, "printed": self.printed, "reading": self.reading,
                 "second_method": self.second_method, "summary": self.summary, "amended": self.amended or None,
-                "difference": self.difference or None, "amended_id": self.amended_id or None}
+                "difference": self.difference or None, "amended_id": self.amended_id or None,
+                "root": self.root or None, "independence": self.independence or None}
 
 
 def erratum(*, kind: str, location: str, printed: str, reading: str, second_method: str, summary: str = "",
             amended: str = "", difference: str = "", amended_id: str = "", amended_title: str = "",
-            amended_uses: Sequence[str] | None = None) -> Erratum:
-    """Declare an erratum (see :class:`Erratum`); every field but the amendment is required."""
+            amended_uses: Sequence[str] | None = None, root: str = "", independence: str = "") -> Erratum:
+    """Declare an erratum (see :class:`Erratum`); every field but the amendment, ``root`` and
+    ``independence`` is required."""
     if kind not in S.ERRATUM_KINDS:
         raise UsageError(f"erratum kind {kind!r} is not one of: {', '.join(S.ERRATUM_KINDS)}")
     for name, value in (("location", location), ("printed", printed), ("reading", reading),
@@ -349,8 +358,13 @@ def erratum(*, kind: str, location: str, printed: str, reading: str, second_meth
             raise UsageError(f"erratum ({kind}): {name} is empty")
     if (amended_id or amended_uses is not None) and not amended:
         raise UsageError(f"erratum ({kind}): amended_id or amended_uses given without an amended statement")
+    if independence and independence not in (*S.INDEPENDENCE, S.SAME_METHOD):
+        raise UsageError(f"erratum ({kind}): independence {independence!r} is not one of: "
+                         f"{', '.join((*S.INDEPENDENCE, S.SAME_METHOD))}")
+    if root and (not isinstance(root, str) or " " in root):
+        raise UsageError(f"erratum ({kind}): root must be the id of the claim whose erratum is the slip, got {root!r}")
     return Erratum(kind, location, printed, reading, second_method, summary, amended, difference, amended_id,
-                   amended_title, None if amended_uses is None else tuple(amended_uses))
+                   amended_title, None if amended_uses is None else tuple(amended_uses), root, independence)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -376,7 +390,7 @@ class Claim:
     amends: str | None = None
     judged_by: str = ""
     timeout_s: float = S.DEFAULT_TIMEOUT_S
-    proxy: str = ""
+    indirect_evidence: str = ""
     source: str = ""
     tags: tuple = ()
     erratum: Erratum | None = None
@@ -384,6 +398,10 @@ class Claim:
     variant: str = ""
     seed_key: str = ""
     reproducible: Any = None
+    fidelity: str = S.UNDECLARED
+    fidelity_note: str = ""
+    no_room: str = ""
+    cannot_fail: str = ""
 
     @property
     def checkable(self) -> bool:
@@ -411,7 +429,9 @@ class Claim:
             "expected": self.expected, "expected_reason": self.expected_reason,
             "erratum": self.erratum.describe() if self.erratum else None, "derived": self.derived or None,
             "variant": self.variant or None,
-            "amends": self.amends, "judged_by": self.judged_by, "proxy": self.proxy,
+            "amends": self.amends, "judged_by": self.judged_by, "indirect_evidence": self.indirect_evidence,
+            "fidelity": self.fidelity if self.checkable else None, "fidelity_note": self.fidelity_note or None,
+            "no_room": self.no_room or None, "cannot_fail": self.cannot_fail or None,
             "timeout_s": self.timeout_s, "source": self.source, "tags": list(self.tags),
             "reproducible": self.reproducible,
         }
@@ -534,7 +554,8 @@ def claim(cid: str, *, kind: str, statement: str, hypotheses: Sequence[Hypothesi
           title: str = "", expected: str | None = None, expected_reason: str = "",
           amends: str | None = None, judged_by: str = "", timeout_s: float = S.DEFAULT_TIMEOUT_S,
           tags: Sequence[str] = (), erratum: Erratum | None = None, derived: str = "",
-          reproducible: Any = None, registry: Registry | None = None) -> Callable:
+          reproducible: Any = None, fidelity: str | None = None, fidelity_note: str = "", no_room: str = "",
+          cannot_fail: str = "", registry: Registry | None = None) -> Callable:
     """Decorator registering a checkable claim; the decorated function is its check.
 
     ``expected`` records a known outcome other than verified (``"refuted"`` for a printed statement
@@ -552,8 +573,24 @@ def claim(cid: str, *, kind: str, statement: str, hypotheses: Sequence[Hypothesi
     ``tools/cross_machine.py``), or ``"verdict"`` for outcomes of chaotic dynamics (a search's best
     point, which seed converged where), compared through the verdict alone. Default: every float
     compares at the precision of the fixture's comparisons (see ``verify.diff``).
+
+    ``fidelity`` says how much of the printed statement the check checks: ``"faithful"`` (the printed
+    statement, its quantifiers, domain and constants), ``"proxy"`` (a stand-in quantity or event),
+    ``"partial"`` (some parts, a special case or part of the printed domain) or ``"definitional"`` (holds by
+    construction); ``fidelity_note`` says which stand-in or which part (required for proxy and partial).
+    Optional: a claim that does not say shows as "undeclared", and only faithful claims, down their
+    ``uses``, are "fully verified". ``no_room`` says why the conclusions carry no room (an identity, a
+    yes/no conclusion, a limit) where no comparison is against a printed bound or constant.
+    ``cannot_fail`` acknowledges, with the reason, that the run is not expected to show the printed
+    conclusion failing anywhere (no probe off the hypotheses fails it): the claim keeps the mark "cannot
+    fail here" and is not fully verified, but the mark is then as expected. An erratum with
+    ``expected="verified"`` records an imprecision or a proof gap on a statement that holds numerically.
     """
     _validate_common(cid, kind, statement)
+    fidelity = _validate_fidelity(cid, fidelity, fidelity_note)
+    for name, value in (("no_room", no_room), ("cannot_fail", cannot_fail)):
+        if not isinstance(value, str):
+            raise UsageError(f"claim {cid!r}: {name} is a reason (a string), got {value!r}")
     if reproducible is not None and reproducible != "verdict":
         ok = isinstance(reproducible, dict) and set(reproducible) <= {"rtol", "atol"} and all(
             isinstance(v, (int, float)) and 0 <= v < 1 for v in reproducible.values())
@@ -567,8 +604,11 @@ def claim(cid: str, *, kind: str, statement: str, hypotheses: Sequence[Hypothesi
             raise UsageError(f"claim {cid!r}: fixture {u!r} is not declared with random/adversarial/negative")
     if not fixtures:
         raise UsageError(f"claim {cid!r}: a checkable claim needs at least one fixture")
-    if expected is not None and expected not in (S.ST_REFUTED, S.ST_INCONCLUSIVE, S.ST_VACUOUS):
-        raise UsageError(f"claim {cid!r}: expected must be 'refuted', 'inconclusive' or 'vacuous'")
+    if expected is not None and expected not in (S.ST_REFUTED, S.ST_INCONCLUSIVE, S.ST_VACUOUS, S.VERIFIED):
+        raise UsageError(f"claim {cid!r}: expected must be 'refuted', 'inconclusive', 'vacuous' or 'verified'")
+    if expected == S.VERIFIED and erratum is None:
+        raise UsageError(f"claim {cid!r}: expected='verified' is for a claim whose erratum leaves it true "
+                         "(an imprecision or a proof gap); a claim without an erratum is expected verified anyway")
     if erratum is not None and not isinstance(erratum, Erratum):
         raise UsageError(f"claim {cid!r}: erratum must be declared with erratum(...)")
     if erratum is not None and derived:
@@ -583,8 +623,9 @@ def claim(cid: str, *, kind: str, statement: str, hypotheses: Sequence[Hypothesi
         source = reg.current_source or fn.__module__
         common = dict(paper=paper or _paper_of(cid), kind=kind, hypotheses=tuple(hypotheses), uses=tuple(uses),
                       fixtures=tuple(fixtures), check=fn, judged_by=judged_by, timeout_s=float(timeout_s),
-                      source=source, tags=tuple(tags), reproducible=reproducible)
-        reg.add(Claim(id=cid, statement=statement, title=title, expected=expected,
+                      source=source, tags=tuple(tags), reproducible=reproducible, fidelity=fidelity,
+                      fidelity_note=fidelity_note, no_room=no_room, cannot_fail=cannot_fail)
+        reg.add(Claim(id=cid, statement=statement, title=title, expected=None if expected == S.VERIFIED else expected,
                       expected_reason=expected_reason or (erratum.summary if erratum else ""), amends=amends,
                       erratum=erratum, derived=derived, variant="printed" if erratum and erratum.amended else "",
                       seed_key=cid, **common))
@@ -600,17 +641,36 @@ def claim(cid: str, *, kind: str, statement: str, hypotheses: Sequence[Hypothesi
 
 
 def not_checkable(cid: str, *, kind: str, statement: str, reason: str, uses: Sequence[str] = (),
-                  paper: str | None = None, title: str = "", proxy: str = "",
+                  paper: str | None = None, title: str = "", indirect_evidence: str = "",
                   hypotheses: Sequence[Hypothesis] = (), tags: Sequence[str] = (),
-                  registry: Registry | None = None) -> Claim:
-    """Register an item that cannot be checked numerically, with the reason (and proxy evidence, if any)."""
+                  registry: Registry | None = None, proxy: str | None = None) -> Claim:
+    """Register an item that cannot be checked numerically, with the reason (and the indirect evidence
+    other claims give for it, if any). ``proxy`` is the old name of ``indirect_evidence`` (deprecated:
+    it clashed with the ``proxy`` fidelity)."""
     _validate_common(cid, kind, statement)
+    if proxy is not None:
+        warnings.warn("not_checkable(proxy=...) is deprecated: use indirect_evidence=...", DeprecationWarning,
+                      stacklevel=2)
+        indirect_evidence = indirect_evidence or proxy
     if not reason or not reason.strip():
         raise UsageError(f"claim {cid!r}: a not-checkable item needs a reason")
     reg = registry if registry is not None else REGISTRY
     return reg.add(Claim(id=cid, paper=paper or _paper_of(cid), kind=kind, statement=statement,
                          hypotheses=tuple(hypotheses), uses=tuple(uses), reason=reason, title=title,
-                         proxy=proxy, source=reg.current_source, tags=tuple(tags)))
+                         indirect_evidence=indirect_evidence, source=reg.current_source, tags=tuple(tags)))
+
+
+def _validate_fidelity(cid: str, fidelity: str | None, note: str) -> str:
+    if fidelity is None:
+        if note:
+            raise UsageError(f"claim {cid!r}: fidelity_note given without a fidelity")
+        return S.UNDECLARED
+    if fidelity not in S.FIDELITIES:
+        raise UsageError(f"claim {cid!r}: fidelity {fidelity!r} is not one of: {', '.join(S.FIDELITIES)}")
+    if fidelity in (S.PROXY, S.PARTIAL) and not (isinstance(note, str) and note.strip()):
+        raise UsageError(f"claim {cid!r}: a {fidelity} check says which "
+                         f"{'stand-in' if fidelity == S.PROXY else 'part'} it checks (fidelity_note)")
+    return fidelity
 
 
 # ---------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from . import settings as S
 from . import threads
 from .claims import REGISTRY, Claim, Registry, Task, build_fixture
 from .evidence import Evidence, jsonable
-from .verdicts import expected_verdicts, fixture_verdict
+from .verdicts import expected_verdicts, fixture_verdict, probe_outcome
 
 
 def repro_command(claim: Claim, task_key: str, profile: str, global_seed: int,
@@ -118,10 +118,15 @@ def _run_task(task: Task, global_seed: int, run_id: str, registry: Registry) -> 
         rec["reason"] = f"check crashed: {type(exc).__name__}: {exc}"
     rec["duration_s"] = time.perf_counter() - t0
 
+    unmet = [h.name for h in hyp_results if not h.holds]
+    if unmet:
+        rec["unmet"] = unmet
     if crashed and not hyp_ok:
-        # The conclusion need not make sense off its hypotheses; the verdict is decided by them.
-        rec["reason"] = "hypotheses unmet: " + ", ".join(h.name for h in hyp_results if not h.holds) + (
-            f" (the check then crashed: {rec['reason']})")
+        # The conclusion need not make sense off its hypotheses; the verdict is decided by them. The crash is
+        # labelled: it is never a caught control, and the probe learned nothing.
+        rec["reason"] = "hypotheses unmet: " + ", ".join(unmet) + f" (the check then crashed: {rec['reason']})"
+        rec["crashed"] = True
+        rec["probe"] = S.PROBE_UNDEFINED
         return finish(rec, S.VACUOUS)
     if crashed:
         return finish(rec, S.ERROR)
@@ -133,7 +138,10 @@ def _run_task(task: Task, global_seed: int, run_id: str, registry: Registry) -> 
         return finish(rec, S.ERROR, untested)
     verdict, reason = fixture_verdict(hyp_ok, ev)
     if not hyp_ok:
-        reason = "hypotheses unmet: " + ", ".join(h.name for h in hyp_results if not h.holds)
+        # A probe: the printed conclusion evaluated where a hypothesis is unmet. The verdict stays vacuous;
+        # what the conclusion did there says whether the hypothesis is shown necessary.
+        rec["probe"] = probe_outcome(ev)
+        reason = "hypotheses unmet: " + ", ".join(unmet) + f"; probe: {rec['probe']}"
     return finish(rec, verdict, reason)
 
 

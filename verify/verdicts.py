@@ -41,6 +41,8 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from . import settings as S
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -64,10 +66,28 @@ def _fmt(x) -> str:
         return str(x)
 
 
+def _nonfinite(c) -> bool:
+    """A conclusion comparing a NaN or an infinity: a broken computation, not evidence either way."""
+    if c.relation == "true":
+        return False
+    for x in (c.measured, c.predicted):
+        try:
+            a = np.asarray(x, dtype=float)
+        except (TypeError, ValueError):
+            continue
+        if a.size and not np.all(np.isfinite(a)):
+            return True
+    return False
+
+
 def judge_evidence(ev: Evidence) -> tuple[str, str | None]:
-    """(verdict, reason) of one evidence with the hypotheses met: rules 4-8 of the fixture table."""
+    """(verdict, reason) of one evidence with the hypotheses met: rules 4-8 of the fixture table (rule 4a:
+    a non-finite number in a conclusion)."""
     valid = ev.valid_computation
     conclusions = ev.conclusions
+    broken = [c for c in conclusions if _nonfinite(c) and (valid or not c.depends)]
+    if broken:
+        return S.ERROR, "non-finite number in a conclusion: " + "; ".join(_describe(c) for c in broken[:3])
     decisive = [c for c in conclusions if not c.holds and not c.empty and (valid or not c.depends)]
     if decisive:
         why = "; ".join(_describe(c) for c in decisive[:3])
@@ -87,6 +107,13 @@ def judge_evidence(ev: Evidence) -> tuple[str, str | None]:
             return S.VACUOUS, "every quantifier ranged over an empty set"
         return S.INCONCLUSIVE, "the check recorded no conclusion"
     return S.PASS, None
+
+
+def probe_outcome(ev: Evidence) -> str:
+    """What the printed conclusion did on a fixture whose hypotheses are unmet (a probe): failed there
+    (the hypothesis is shown necessary), held, undefined (non-finite) or undecided."""
+    verdict, _ = judge_evidence(ev)
+    return {S.REFUTED: S.PROBE_FAILED, S.PASS: S.PROBE_HELD, S.ERROR: S.PROBE_UNDEFINED}.get(verdict, S.PROBE_UNDECIDED)
 
 
 def fixture_verdict(hypotheses_hold: bool, evidence: Evidence | None, *, crashed: bool = False,

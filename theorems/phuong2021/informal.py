@@ -284,7 +284,7 @@ not_checkable(
            "the limit (8), (9) is still reached by s = 640, as the monotonicity argument E-R2 of the notes "
            "suggests for generic OS data; 'crucial for the result' is therefore supported for the proof's route "
            "(Lemma 1), not demonstrated for the limit",
-    proxy="phuong2021.i4.os, phuong2021.i4.init, phuong2021.i4.init.limit")
+    indirect_evidence="phuong2021.i4.os, phuong2021.i4.init, phuong2021.i4.init.limit")
 
 not_checkable(
     "phuong2021.i7", kind="remark", title="I7: empirical claims of Section 5 and Appendix D",
@@ -292,7 +292,7 @@ not_checkable(
               r"7th-layer features orthogonally separable (App. D).",
     reason="reproduction targets, checked as experiments: Fig. 1 by phuong2021.exp.fig1, Fig. 2 by "
            "phuong2021.exp.fig2, App. D by phuong2021.exp.mnist (on scikit-learn's 8x8 digits, offline)",
-    proxy="phuong2021.exp.fig1, phuong2021.exp.fig2, phuong2021.exp.mnist")
+    indirect_evidence="phuong2021.exp.fig1, phuong2021.exp.fig2, phuong2021.exp.mnist")
 
 not_orthogonally_separable = hypothesis(
     "data NOT orthogonally separable", lambda fx: (not orthogonally_separable.evaluate(fx).holds, None),

@@ -488,7 +488,7 @@ not_checkable(
     "phuong2021.thm1.p6", kind="claim", title="Proof of Theorem 1: (23)-(25)",
     statement=r"$W_0/\|W\|_F\to0$; $W_\pm/\|W\|_F\to\sqrt{\nu_\pm/(\nu_++\nu_-)}(\bar uw_+^\top,\bar zw_-^\top)$.",
     reason="asymptotic step of the proof; its content is exactly the D8 trend of phuong2021.thm1 (rows of J_0 enter "
-           "D8 with their full norm) and the ratio check X8 there", proxy="phuong2021.thm1",
+           "D8 with their full norm) and the ratio check X8 there", indirect_evidence="phuong2021.thm1",
     uses=["phuong2021.thm1.p3", "phuong2021.thm1.p4"])
 
 
@@ -523,4 +523,4 @@ not_checkable(
     "phuong2021.thm1.p8", kind="claim", title="Proof of Theorem 1: (26)-(29)",
     statement=r"$\|a\|=\|W\|_F$; $a_j/\|a\|\to u_j\|w_+\|$ ($J_+$), $-z_j\|w_-\|$ ($J_-$), $0$ ($J_0$).",
     reason="follows from Lemma A.4 and (23)-(25); checked as D9 (eq. (9)) in phuong2021.thm1 and as the balance "
-           "in phuong2021.lemA.4", proxy="phuong2021.thm1", uses=["phuong2021.lemA.4", "phuong2021.thm1.p6"])
+           "in phuong2021.lemA.4", indirect_evidence="phuong2021.thm1", uses=["phuong2021.lemA.4", "phuong2021.thm1.p6"])

@@ -468,7 +468,7 @@ def _kv_html(v: ClaimView) -> str:
         e = c["erratum"]
         rows.append(("erratum", f"{escape(str(e.get('kind')))} — {text_html(e.get('summary') or '')} "
                                 f'<a href="#errata">(see errata)</a>'))
-    for key, label in (("proxy", "proxy evidence"), ("judged_by", "judged by"), ("source", "source"),
+    for key, label in (("indirect_evidence", "indirect evidence"), ("judged_by", "judged by"), ("source", "source"),
                        ("timeout_s", "time limit (s)")):
         if c.get(key):
             rows.append((label, label_html(fmt.number(c[key]))))
