@@ -3,7 +3,8 @@
 Exit codes: 0 every outcome as expected; 1 a claim refuted, erroring or inconclusive against its
 recorded expectation, a negative control that failed to fail, or a regression against a baseline;
 2 bad usage or bad input (one line naming what is wrong; ``--debug`` for the traceback); 130 interrupted
-(the records, summary and report of what finished are written).
+by Ctrl-C, 143 by SIGTERM, 129 by SIGHUP (128 + the signal; the records, summary and report of what
+finished are written). A closed standard output (``| head``) ends the command quietly with exit 0.
 """
 
 from __future__ import annotations
@@ -23,6 +24,19 @@ class _Parser(argparse.ArgumentParser):
         self.print_usage(sys.stderr)
         sys.stderr.write(f"verify: error: {message}\n")
         sys.exit(2)
+
+
+def _positive_seconds(text: str) -> float:
+    """``--timeout``: a positive finite number of seconds (0, negative, nan and inf are refused)."""
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a positive finite number of seconds, got {text!r}")
+    return value
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -45,7 +59,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("selectors", nargs="*",
                    help="claim ids, globs (lyu2021.thm4.*), papers, or claim files (.py); none = everything")
     r.add_argument("--profile", default="standard", help="quick | standard | thorough (default standard)")
-    r.add_argument("--out", default="reports/latest", help="output directory (default reports/latest)")
+    r.add_argument("--out", help="output directory (default reports/latest for the whole catalogue, "
+                                 "reports/<selection> for any other selection)")
     r.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="local worker processes")
     r.add_argument("--seed", type=int, default=0, help="run seed; the same seed gives the same fixtures")
     r.add_argument("--baseline", help="records file to compare against; exit 1 on a regression")
@@ -53,7 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--scheduler", help="Dask scheduler address for --executor dask")
     r.add_argument("--resume", action="store_true", help="skip the tasks already finished in --out")
     r.add_argument("--task", help="only the fixture with this task key (as printed in reproduction commands)")
-    r.add_argument("--timeout", type=float, help="time limit per (claim, fixture) in seconds")
+    r.add_argument("--timeout", type=_positive_seconds, help="time limit per (claim, fixture) in seconds")
     r.add_argument("--no-report", action="store_true", help="skip the HTML report")
     r.add_argument("--quiet", action="store_true", help="no progress display")
 
@@ -122,21 +137,23 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from .claims import REGISTRY
-    from .runner import run
+    from .runner import default_out, run
 
     if args.profile not in S.PROFILES:
         raise UsageError(f"unknown profile {args.profile!r} (one of {', '.join(S.PROFILES)})")
     selectors, from_files = _load(args.selectors, not args.no_builtin)
     # Selectors choose among everything loaded; files named alone run their own claims.
     claims = REGISTRY.select(selectors) if selectors or not from_files else [REGISTRY[c] for c in from_files]
-    outcome = run(claims, profile=args.profile, seed=args.seed, jobs=args.jobs, out_dir=args.out,
+    out = args.out if args.out is not None else default_out(args.selectors)
+    outcome = run(claims, profile=args.profile, seed=args.seed, jobs=args.jobs, out_dir=out,
                   executor=args.executor, scheduler=args.scheduler, resume=args.resume, task_filter=args.task,
                   timeout_s=args.timeout, baseline=args.baseline, selectors=args.selectors,
                   progress=not args.quiet, report=not args.no_report)
+    if outcome.kept_previous:
+        return outcome.exit_code
     _print_summary(outcome)
     if outcome.interrupted:
         print(f"interrupted: the records and report of what finished are in {outcome.out_dir}", file=sys.stderr)
-        return 130
     return outcome.exit_code
 
 
@@ -164,7 +181,15 @@ def _print_summary(outcome) -> None:
                 print(f"    rerun: {r['repro']}")
     for reg in outcome.regressions:
         print(f"REGRESSION {reg}")
+    for cid in outcome.incomplete:
+        inc = outcome.statuses[cid].get("incomplete") or {}
+        print(f"INCOMPLETE {cid}: {inc.get('ran')} of {inc.get('planned')} fixtures ran before the interrupt")
     n_bad = sum(1 for st in outcome.statuses.values() if not st["as_expected"])
+    sel = outcome.selection
+    what = " ".join(sel.get("selectors") or []) or "the whole catalogue"
+    if sel.get("task"):
+        what += f" --task {sel['task']}"
+    print(f"selection: {what} ({len(sel.get('claims') or [])} claims, {sel.get('tasks')} fixtures planned)")
     print(f"{len(outcome.results)} fixtures run; {len(outcome.statuses)} claims; {n_bad} unexpected; "
           f"records: {outcome.records_path}" + (f"; report: {outcome.report_path}" if outcome.report_path else ""))
 
@@ -274,7 +299,15 @@ def main(argv: list[str] | None = None) -> int:
     handlers = {"list": cmd_list, "run": cmd_run, "show": cmd_show, "report": cmd_report, "diff": cmd_diff,
                 "errata": cmd_errata, "hunt": cmd_hunt}
     try:
-        return handlers[args.cmd](args)
+        code = handlers[args.cmd](args)
+        sys.stdout.flush()  # inside the try: a reader gone before the last buffered lines is a closed pipe too
+        return code
+    except BrokenPipeError:
+        # The reader went away (``| head``): what it wanted it has; end quietly. Python flushes stdout at
+        # exit, which would raise again, so stdout goes to /dev/null first.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except UsageError as exc:
         if args.debug:
             traceback.print_exc()

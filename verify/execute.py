@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import shlex
 import time
@@ -31,12 +33,28 @@ def repro_command(claim: Claim, task_key: str, profile: str, global_seed: int,
         parts += ["--no-builtin", "run", f"module:{src}"]
     else:
         parts.append("run")
-    out = "reports/rerun/" + re.sub(r"[^A-Za-z0-9._-]", "_", f"{claim.id}-{task_key}")
+    out = "reports/rerun/" + dir_name(f"{claim.id}-{task_key}")
     parts += [claim.id, "--task", task_key, "--profile", profile, "--seed", str(global_seed),
               "--executor", "pool", "--jobs", "1", "--out", out]
     if timeout_s:
         parts += ["--timeout", f"{timeout_s:g}"]
     return " ".join(shlex.quote(p) for p in parts)
+
+
+# Longest run directory name: a file name is at most 255 bytes on common file systems, and a path of several
+# such names also has a limit (4096); a long claim id keeps its head and a hash of the whole.
+MAX_DIR_NAME = 80
+
+
+def dir_name(text: str) -> str:
+    """A file-system-safe directory name for ``text`` (a claim id, a selection): characters other than
+    letters, digits and ``._-`` become ``_``; a name longer than :data:`MAX_DIR_NAME` keeps its head and
+    a hash of the whole, so two long ids that share a head still get two directories."""
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", text).lstrip(".") or "_"
+    if len(name) > MAX_DIR_NAME:
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+        name = name[:MAX_DIR_NAME - 13].rstrip("._-") + "-" + digest
+    return name
 
 
 def base_record(task: Task, claim: Claim, global_seed: int, run_id: str) -> dict:
@@ -81,6 +99,67 @@ def run_task(task: Task, global_seed: int, run_id: str = "", registry: Registry 
     return rec
 
 
+# What a check (or its fixture or hypotheses) may raise that is its own failure: ``SystemExit`` too (a
+# check calling ``sys.exit`` must not end the run in-process while the pool records an error); never
+# KeyboardInterrupt (Ctrl-C keeps its meaning) nor the in-process time limit.
+CHECK_ERRORS = (Exception, SystemExit)
+
+
+class _Unserialisable(Exception):
+    pass
+
+
+def as_json(value: Any, where: str) -> Any:
+    """``value`` after a round trip through JSON, in the process that ran the check: every executor then
+    hands the runner the same plain data (the pool and Dask pickle it, the in-process executor would
+    otherwise keep live objects), and a value JSON cannot store is the same ``error`` on each, naming
+    the field that holds it."""
+    try:
+        return json.loads(json.dumps(value, allow_nan=False))
+    except (TypeError, ValueError, RecursionError) as exc:
+        try:
+            path, bad = _first_unserialisable(value, where)
+        except RecursionError:
+            path, bad = where, _OK
+        if bad is _OK:  # a reference cycle, not one bad leaf
+            raise _Unserialisable(f"{where} cannot be stored as JSON ({type(exc).__name__}: {exc})") from None
+        raise _Unserialisable(f"{path} holds a value JSON cannot store ({type(bad).__name__}: "
+                              f"{_short(bad)}); record plain numbers, strings, lists or dicts") from None
+
+
+def _first_unserialisable(x: Any, path: str) -> tuple[str, Any]:
+    if isinstance(x, dict):
+        for k, v in x.items():
+            if not isinstance(k, str):
+                return f"{path}[{k!r}] (key)", k
+            p, bad = _first_unserialisable(v, f"{path}.{k}")
+            if bad is not _OK:
+                return p, bad
+        return path, _OK
+    if isinstance(x, (list, tuple)):
+        for i, v in enumerate(x):
+            p, bad = _first_unserialisable(v, f"{path}[{i}]")
+            if bad is not _OK:
+                return p, bad
+        return path, _OK
+    try:
+        json.dumps(x, allow_nan=False)
+    except (TypeError, ValueError):
+        return path, x
+    return path, _OK
+
+
+_OK = object()
+
+
+def _short(x: Any) -> str:
+    try:
+        text = repr(x)
+    except Exception:  # a broken __repr__ is the user's; the type name says enough
+        text = "?"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _run_task(task: Task, global_seed: int, run_id: str, registry: Registry) -> dict:
     claim = registry[task.claim_id]
     rec = base_record(task, claim, global_seed, run_id)
@@ -89,7 +168,7 @@ def _run_task(task: Task, global_seed: int, run_id: str, registry: Registry) -> 
     try:
         fx = build_fixture(use, task.seed, task.profile)
         fx.variant = claim.variant
-    except Exception as exc:
+    except CHECK_ERRORS as exc:
         rec["duration_s"] = time.perf_counter() - t0
         rec["traceback"] = traceback.format_exc()
         return finish(rec, S.ERROR, f"fixture {use.family.name!r} failed to build: {type(exc).__name__}: {exc}")
@@ -98,7 +177,7 @@ def _run_task(task: Task, global_seed: int, run_id: str, registry: Registry) -> 
     try:
         for h in claim.hypotheses:
             hyp_results.append(h.evaluate(fx))
-    except Exception as exc:
+    except CHECK_ERRORS as exc:
         rec["duration_s"] = time.perf_counter() - t0
         rec["hypotheses"] = [h.to_dict() for h in hyp_results]
         rec["traceback"] = traceback.format_exc()
@@ -112,7 +191,7 @@ def _run_task(task: Task, global_seed: int, run_id: str, registry: Registry) -> 
         ev = claim.check(fx)
         if not isinstance(ev, Evidence):
             raise TypeError(f"check of {claim.id!r} returned {type(ev).__name__}, not Evidence")
-    except Exception as exc:
+    except CHECK_ERRORS as exc:
         crashed = True
         rec["traceback"] = traceback.format_exc()
         rec["reason"] = f"check crashed: {type(exc).__name__}: {exc}"
@@ -130,7 +209,11 @@ def _run_task(task: Task, global_seed: int, run_id: str, registry: Registry) -> 
         return finish(rec, S.VACUOUS)
     if crashed:
         return finish(rec, S.ERROR)
-    rec["evidence"] = ev.to_dict()
+    try:
+        rec["evidence"] = as_json(ev.to_dict(), "evidence")
+    except _Unserialisable as exc:
+        rec["evidence"] = None
+        return finish(rec, S.ERROR, str(exc))
     if claim.reproducible is not None:
         rec["evidence"]["reproducible"] = claim.reproducible
     untested = fx.untested_mutation() if hyp_ok else None

@@ -18,7 +18,9 @@ flushed one by one.
 
 from __future__ import annotations
 
+import ctypes
 import json
+import math
 import multiprocessing as mp
 import os
 import platform
@@ -38,12 +40,32 @@ from . import threads
 from .claims import REGISTRY, Claim, Registry, Task, expand
 from .discovery import load_sources, loaded_sources
 from .errors import UsageError
-from .execute import crash_record, repro_command, run_task, timeout_record
+from .execute import crash_record, dir_name, repro_command, run_task, timeout_record
 from .progress import Progress
-from .records import RecordWriter, prepare_resume, read_records, split, versions, write_summary
+from .records import (
+    SCHEMA_VERSION,
+    RecordWriter,
+    RunLock,
+    drop_aside,
+    head_and_end,
+    is_empty,
+    mark_incomplete,
+    prepare_resume,
+    read_records,
+    restore_aside,
+    set_aside,
+    split,
+    versions,
+    write_summary,
+)
 from .verdicts import aggregate, exit_code
 
 EXECUTORS = ("inprocess", "pool", "dask")
+# How long a run waits for a Dask scheduler before calling it unreachable (exit 2).
+DASK_CONNECT_TIMEOUT_S = 20.0
+# In-process, the time-limit signal repeats at this interval after the limit, so a check that catches it
+# once (a retry loop with a bare ``except:``) is interrupted again.
+ALARM_REPEAT_S = 0.5
 
 
 @dataclass
@@ -58,6 +80,10 @@ class RunOutcome:
     interrupted: bool = False
     regressions: list = field(default_factory=list)
     report_path: Path | None = None
+    signal: int | None = None
+    selection: dict = field(default_factory=dict)
+    incomplete: list = field(default_factory=list)
+    kept_previous: bool = False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -69,25 +95,53 @@ class _Timeout(BaseException):
     which turns exceptions into ``error`` records) must not catch it."""
 
 
-def _alarm(signum, frame):  # pragma: no cover - signal handler
-    raise _Timeout()
+_said_inprocess_limit = False
+
+
+def inprocess_limit_note() -> None:
+    """Say once per process what an in-process time limit cannot do."""
+    global _said_inprocess_limit
+    if not _said_inprocess_limit:
+        _said_inprocess_limit = True
+        print("verify: note: in-process, a time limit interrupts the check with a signal; a check that never "
+              "returns (one that keeps catching the signal, or blocks inside native code) is this executor's "
+              "limit: --executor pool stops it at its limit", file=sys.stderr)
+
+
+class _Alarm:
+    """SIGALRM at the limit, then every ALARM_REPEAT_S, each raising :class:`_Timeout` while armed. A check
+    that swallowed one and returned anyway is still past its limit: ``fired`` says so."""
+
+    def __init__(self) -> None:
+        self.armed, self.fired = True, False
+
+    def __call__(self, signum, frame) -> None:  # pragma: no cover - signal handler
+        self.fired = True
+        if self.armed:
+            raise _Timeout()
 
 
 def _run_inprocess(tasks: Sequence[Task], seed: int, run_id: str, limit: Callable[[Task], float],
                    emit: Callable[[dict], None], registry: Registry) -> None:
     use_alarm = hasattr(signal, "setitimer") and _is_main_thread()
     for t in tasks:
+        alarm = _Alarm()
         if use_alarm:
-            old = signal.signal(signal.SIGALRM, _alarm)
-            signal.setitimer(signal.ITIMER_REAL, limit(t))
+            old = signal.signal(signal.SIGALRM, alarm)
+            signal.setitimer(signal.ITIMER_REAL, limit(t), ALARM_REPEAT_S)
         try:
-            rec = run_task(t, seed, run_id, registry)
+            try:
+                rec = run_task(t, seed, run_id, registry)
+            finally:
+                alarm.armed = False
+                if use_alarm:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+                    signal.signal(signal.SIGALRM, old)
+            if alarm.fired:  # the check caught its time-limit signal and returned after its limit
+                rec = timeout_record(t, seed, run_id, limit(t), registry)
+                rec["reason"] += " (the check caught the time-limit signal and returned after its limit)"
         except _Timeout:
             rec = timeout_record(t, seed, run_id, limit(t), registry)
-        finally:
-            if use_alarm:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-                signal.signal(signal.SIGALRM, old)
         emit(rec)
 
 
@@ -95,9 +149,29 @@ def _is_main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
-def _worker_main(conn, sources: list[str], n_threads: int) -> None:  # pragma: no cover - subprocess
-    """A worker process: runs the (task, seed, run_id) it is sent, one at a time, and sends back the record."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+def _die_with_parent(parent_pid: int | None) -> None:  # pragma: no cover - subprocess
+    """A worker must not outlive the process that started it (killed by SIGKILL, the OOM killer, a CI
+    cancel), holding the records file open and burning CPU: on Linux the kernel sends it SIGKILL when its
+    parent dies (``prctl(PR_SET_PDEATHSIG)``); a parent that died before that was set is caught by the
+    ppid check. Elsewhere the worker ends when its pipe closes, at its next task."""
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if parent_pid is not None and os.getppid() != parent_pid:
+        os._exit(0)
+
+
+def _worker_main(conn, sources: list[str], n_threads: int,
+                 parent_pid: int | None = None) -> None:  # pragma: no cover - subprocess
+    """A worker process: runs the (task, seed, run_id) it is sent, one at a time, and sends back the record.
+    Signals meant for the run (Ctrl-C, SIGTERM, SIGHUP to the process group) are the run's to handle: it
+    stops its workers itself; one that died of them would leave an ``error`` record for its task."""
+    _die_with_parent(parent_pid)
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_IGN)
     threads.apply(n_threads)
     load_sources([s for s in sources if s not in loaded_sources()])
     while True:
@@ -119,8 +193,8 @@ def _subprocess_main() -> None:  # pragma: no cover - subprocess
     """Entry point of a worker started with :class:`_Subprocess`: ``fd sources-json threads``."""
     from multiprocessing.connection import Connection
 
-    fd, sources, n_threads = sys.argv[1:4]
-    _worker_main(Connection(int(fd)), json.loads(sources), int(n_threads))
+    fd, sources, n_threads, parent_pid = sys.argv[1:5]
+    _worker_main(Connection(int(fd)), json.loads(sources), int(n_threads), int(parent_pid))
 
 
 class _Subprocess:
@@ -135,7 +209,7 @@ class _Subprocess:
         env.update({var: str(n_threads) for var in threads.VARIABLES})
         code = "from verify.runner import _subprocess_main; _subprocess_main()"
         self.popen = subprocess.Popen([sys.executable, "-c", code, str(child.fileno()), json.dumps(sources),
-                                       str(n_threads)], pass_fds=(child.fileno(),), env=env,
+                                       str(n_threads), str(os.getpid())], pass_fds=(child.fileno(),), env=env,
                                       stdin=subprocess.DEVNULL)
 
     def is_alive(self) -> bool:
@@ -164,7 +238,7 @@ class _Worker:
         if ctx is None:
             self.proc = _Subprocess(child, sources, n_threads)
         else:
-            self.proc = ctx.Process(target=_worker_main, args=(child, sources, n_threads), daemon=True)
+            self.proc = ctx.Process(target=_worker_main, args=(child, sources, n_threads, os.getpid()), daemon=True)
             self.proc.start()
         child.close()
         self.task: Task | None = None
@@ -285,48 +359,70 @@ def _dask_task(task: Task, seed: int, run_id: str, sources: list[str], limit_s: 
     return rec
 
 
-def _run_dask(tasks: Sequence[Task], seed: int, run_id: str, limit: Callable[[Task], float],
-              emit: Callable[[dict], None], scheduler: str | None, registry: Registry) -> None:
+def dask_client(scheduler: str | None):
+    """A client of the Dask scheduler, or :class:`UsageError` (the extra missing, no address, or a
+    scheduler that does not answer within :data:`DASK_CONNECT_TIMEOUT_S`): checked before a run opens
+    any file."""
     try:
-        from distributed import Client, as_completed
+        from distributed import Client
     except ImportError:
         raise UsageError("the dask executor needs the optional extra: pip install 'theorem-verify[dask]'") from None
     if not scheduler:
         raise UsageError("--executor dask needs --scheduler ADDRESS (e.g. tcp://127.0.0.1:8786)")
+    try:
+        return Client(scheduler, timeout=f"{DASK_CONNECT_TIMEOUT_S:g}s")
+    except Exception as exc:  # OSError, TimeoutError, ValueError for a malformed address: all one line
+        why = " ".join(str(exc).split())[:200] or type(exc).__name__
+        raise UsageError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({why})") from None
+
+
+def _run_dask(tasks: Sequence[Task], seed: int, run_id: str, limit: Callable[[Task], float],
+              emit: Callable[[dict], None], client, registry: Registry) -> None:
+    from distributed import as_completed
+
     sources, n_threads = loaded_sources(), threads.configured()
-    with Client(scheduler, timeout="30s") as client:
-        futs = {client.submit(_dask_task, t, seed, run_id, sources, limit(t), n_threads, pure=False,
-                              key=f"{run_id}-{t.claim_id}-{t.key}"): t
-                for t in tasks}
-        for fut in as_completed(list(futs)):
-            t = futs[fut]
-            try:
-                rec = fut.result()
-            except Exception as exc:  # the Dask worker itself died, or the harness failed there
-                rec = crash_record(t, seed, run_id, f"dask task failed: {type(exc).__name__}: {exc}", registry)
-            emit(rec)
+    futs = {client.submit(_dask_task, t, seed, run_id, sources, limit(t), n_threads, pure=False,
+                          key=f"{run_id}-{t.claim_id}-{t.key}"): t
+            for t in tasks}
+    for fut in as_completed(list(futs)):
+        t = futs[fut]
+        try:
+            rec = fut.result()
+        except Exception as exc:  # the Dask worker itself died, or the harness failed there
+            rec = crash_record(t, seed, run_id, f"dask task failed: {type(exc).__name__}: {exc}", registry)
+        emit(rec)
 
 
 class _DeferredInterrupts:
-    """Ctrl-C stops a run at once, except inside :meth:`hold`, where it waits for the block to end: a
-    record cut mid-write would leave a torn line in the middle of the file, and a result written but not
-    yet counted would make the summary disagree with the records. It only stands in for Python's own
-    handler, in the main thread: a process started with SIGINT ignored (nohup, a background job) keeps
-    ignoring it, and an embedding program's handler is left alone."""
+    """Ctrl-C, SIGTERM and SIGHUP stop a run at once, except inside :meth:`hold`, where they wait for the
+    block to end: a record cut mid-write would leave a torn line in the middle of the file, and a result
+    written but not yet counted would make the summary disagree with the records. Each arrives as a
+    ``KeyboardInterrupt``; ``signum`` says which signal it was (the run exits 128 + signum). It only stands
+    in for the default handlers, in the main thread: a process started with a signal ignored (nohup, a
+    background job) keeps ignoring it, and an embedding program's handler is left alone."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
     def __init__(self) -> None:
-        self.depth, self.pending, self.previous = 0, False, None
+        self.depth, self.pending, self.signum = 0, False, None
+        self.previous: dict = {}
 
     def __enter__(self) -> _DeferredInterrupts:
-        if _is_main_thread() and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-            self.previous = signal.signal(signal.SIGINT, self._handler)
+        if _is_main_thread():
+            for sig in self.SIGNALS:
+                default = signal.default_int_handler if sig == signal.SIGINT else signal.SIG_DFL
+                if signal.getsignal(sig) is default:
+                    self.previous[sig] = signal.signal(sig, self._handler)
         return self
 
     def __exit__(self, *exc) -> None:
-        if self.previous is not None:
-            signal.signal(signal.SIGINT, self.previous)
+        for sig, handler in self.previous.items():
+            signal.signal(sig, handler)
+        self.previous = {}
 
     def _handler(self, signum, frame) -> None:
+        if self.signum is None:
+            self.signum = signum
         if self.depth:
             self.pending = True
         else:
@@ -357,6 +453,45 @@ def plan(claims: Iterable[Claim], profile: str, seed: int, task_filter: str | No
     return tasks
 
 
+def check_timeout(timeout_s: float | None) -> None:
+    """``--timeout`` is a positive, finite number of seconds (or absent: each claim's own limit)."""
+    if timeout_s is None:
+        return
+    try:
+        ok = math.isfinite(float(timeout_s)) and float(timeout_s) > 0
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise UsageError(f"--timeout must be a positive finite number of seconds, got {timeout_s!r}")
+
+
+def default_out(selectors: Sequence[str]) -> str:
+    """Where a run writes when no ``--out`` is given: ``reports/latest`` for the whole catalogue, and
+    ``reports/<selection>`` for any other selection, so a run of one paper or one claim file never
+    replaces a run of everything (a long selection's name is shortened with a hash)."""
+    if not selectors:
+        return "reports/latest"
+    return "reports/" + dir_name("+".join(Path(s).stem if s.endswith(".py") else s for s in selectors))
+
+
+def selection_of(claims: Sequence[Claim], selectors: Sequence[str], task_filter: str | None,
+                 planned: Sequence[Task]) -> dict:
+    """What a run selected, as its run line and summary say it (and ``verify diff`` compares)."""
+    return {"selectors": list(selectors), "claims": sorted(c.id for c in claims), "task": task_filter,
+            "tasks": len(planned)}
+
+
+def _describe_run(run: dict | None, end: dict | None, n: int) -> str:
+    if run is None:
+        return f"{n} results"
+    sel = run.get("selection") or {}
+    what = " ".join(run.get("selectors") or []) or "the whole catalogue"
+    if sel.get("task"):
+        what += f" --task {sel['task']}"
+    state = "interrupted" if end is None or end.get("interrupted") else "finished"
+    return f"profile {run.get('profile')}, seed {run.get('seed')}, selection {what}, {n} results, {state}"
+
+
 def run(claims: Sequence[Claim], *, profile: str = "standard", seed: int = 0, jobs: int = 1,
         out_dir: str | os.PathLike = "reports/latest", executor: str = "pool", scheduler: str | None = None,
         resume: bool = False, task_filter: str | None = None, timeout_s: float | None = None,
@@ -364,17 +499,44 @@ def run(claims: Sequence[Claim], *, profile: str = "standard", seed: int = 0, jo
         report: bool = True, registry: Registry = REGISTRY) -> RunOutcome:
     """Run the selected claims and write DIR/records.jsonl, DIR/summary.json and DIR/report.html.
 
-    The statuses, the summary and the report are computed from the records file as written, so they
-    count exactly the results it holds, after an interrupt too (exit code 130, in the summary as well).
+    Everything that can be refused is refused before a file is opened (arguments, the executor, the
+    Dask scheduler, the run directory and its lock; :class:`UsageError`). A previous run in DIR is kept
+    aside until this one has its first result. The statuses and the summary judge exactly the selected
+    claims and tasks, from the records file as written (with ``resume``, the earlier results of those
+    tasks too), after an interrupt as well: then claims whose planned fixtures did not all run are
+    ``incomplete`` and the exit code is 128 + the signal (130 for Ctrl-C, 143 for SIGTERM).
     """
     if executor not in EXECUTORS:
         raise UsageError(f"unknown executor {executor!r} (one of {', '.join(EXECUTORS)})")
     if jobs < 1:
         raise UsageError(f"--jobs must be at least 1, got {jobs}")
+    check_timeout(timeout_s)
     out = Path(out_dir)
-    records_path = out / "records.jsonl"
-    tasks = plan(claims, profile, seed, task_filter)
+    planned = plan(claims, profile, seed, task_filter)
     baseline_records = read_records(baseline) if baseline else None
+    client = dask_client(scheduler) if executor == "dask" else None
+    try:
+        lock = RunLock.acquire(out)
+        try:
+            return _run_locked(claims, planned, profile=profile, seed=seed, jobs=jobs, out=out, executor=executor,
+                               client=client, resume=resume, task_filter=task_filter, timeout_s=timeout_s,
+                               baseline_records=baseline_records, selectors=selectors, progress=progress,
+                               report=report, registry=registry)
+        finally:
+            lock.release()
+    finally:
+        if client is not None:
+            client.close()
+
+
+def _run_locked(claims: Sequence[Claim], planned: list[Task], *, profile: str, seed: int, jobs: int, out: Path,
+                executor: str, client, resume: bool, task_filter: str | None, timeout_s: float | None,
+                baseline_records: list[dict] | None, selectors: Sequence[str], progress: bool, report: bool,
+                registry: Registry) -> RunOutcome:
+    records_path = out / "records.jsonl"
+    if restore_aside(out):  # an earlier run here was killed before its first result: the one before it stays
+        print(f"verify: note: {out}: a run killed before its first result left the previous run aside; "
+              "restored it", file=sys.stderr)
 
     def same_run(records: list[dict]) -> None:
         prev_runs = [r for r in records if r.get("type") == "run"]
@@ -382,19 +544,39 @@ def run(claims: Sequence[Claim], *, profile: str = "standard", seed: int = 0, jo
             raise UsageError(f"{records_path}: was run with profile {prev_runs[0].get('profile')!r} and seed "
                              f"{prev_runs[0].get('seed')}, not {profile!r} and {seed}; resume needs the same")
 
+    tasks = list(planned)
     previous: list[dict] = []
-    if resume and records_path.exists():
+    if resume and records_path.exists() and is_empty(records_path):
+        print(f"verify: note: {records_path} is empty (a run killed before its first line): starting the run",
+              file=sys.stderr)
+    elif resume and records_path.exists():
         previous = prepare_resume(records_path, check=same_run)
         finished = {(r["claim"], r["task_id"], r["seed"]) for r in previous if r.get("type") == "result"}
         tasks = [t for t in tasks if (t.claim_id, t.key, t.seed) not in finished]
 
+    selection = selection_of(claims, selectors, task_filter, planned)
     threads.apply()
     run_id = uuid.uuid4().hex[:12]
-    run_rec = {"type": "run", "run_id": run_id, "profile": profile, "seed": seed, "jobs": jobs,
-               "executor": executor, "selectors": list(selectors), "tasks": len(tasks),
-               "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "versions": versions(),
+    run_rec = {"type": "run", "schema": SCHEMA_VERSION, "run_id": run_id, "profile": profile, "seed": seed,
+               "jobs": jobs, "executor": executor, "selectors": list(selectors), "selection": selection,
+               "tasks": len(tasks), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "versions": versions(),
                "blas": threads.describe(), "resumed": bool(previous), "host": platform.node(),
                "commit": source_commit()}
+    aside = False
+    if not previous and records_path.exists():
+        old_run, old_end, n_old = head_and_end(records_path)
+        differs = old_run is not None and (
+            (old_run.get("profile"), old_run.get("seed")) != (profile, seed)
+            or (old_run.get("selection") or {}).get("claims", old_run.get("selectors")) !=
+            (selection["claims"] if old_run.get("selection") else list(selectors))
+            or (old_run.get("selection") or {}).get("task") != task_filter)
+        if differs and n_old:
+            print(f"verify: replacing the run in {out} ({_describe_run(old_run, old_end, n_old)}) with this one "
+                  f"(profile {profile}, seed {seed}, selection {' '.join(selectors) or 'the whole catalogue'})",
+                  file=sys.stderr)
+        aside = set_aside(out)
+    if executor == "inprocess" and timeout_s is not None:
+        inprocess_limit_note()
     new_results: list[dict] = []
     bar = Progress(len(tasks), enabled=progress)
 
@@ -405,11 +587,15 @@ def run(claims: Sequence[Claim], *, profile: str = "standard", seed: int = 0, jo
     with _DeferredInterrupts() as interrupts:
 
         def emit(rec: dict) -> None:
+            nonlocal aside
             # The run's own settings (its time limit) belong in the reproduction command.
             rec["repro"] = repro_command(registry[rec["claim"]], rec["task_id"], rec["profile"], seed, timeout_s)
             with interrupts.hold():
                 writer.write(rec)
                 new_results.append(rec)
+                if aside:  # the new run has a result: the previous one is replaced now
+                    drop_aside(out)
+                    aside = False
             bar.update(rec)
 
         writer = RecordWriter(records_path, append=bool(previous))
@@ -418,12 +604,15 @@ def run(claims: Sequence[Claim], *, profile: str = "standard", seed: int = 0, jo
                 writer.write(run_rec)
                 for c in claims:
                     writer.write({"type": "claim", **c.describe(), "used_by": registry.used_by(c.id)})
+                if aside and not tasks:  # nothing to wait for: this run is complete as it is
+                    drop_aside(out)
+                    aside = False
             if executor == "inprocess":
                 _run_inprocess(tasks, seed, run_id, limit, emit, registry)
             elif executor == "pool":
                 _run_pool(tasks, seed, run_id, limit, emit, jobs, registry)
             else:
-                _run_dask(tasks, seed, run_id, limit, emit, scheduler, registry)
+                _run_dask(tasks, seed, run_id, limit, emit, client, registry)
         except KeyboardInterrupt:
             interrupted = True
         finally:
@@ -435,15 +624,33 @@ def run(claims: Sequence[Claim], *, profile: str = "standard", seed: int = 0, jo
             except KeyboardInterrupt:
                 interrupted = True
             bar.close()
+        signum = (interrupts.signum or signal.SIGINT) if interrupted else None
+
+        if aside:  # interrupted before the first result: the previous run stays, nothing of this one is lost
+            with interrupts.hold():
+                restore_aside(out)
+            print(f"verify: the run stopped before its first result; the previous run in {out} is kept",
+                  file=sys.stderr)
+            return RunOutcome(out, records_path, {}, [], 128 + signum if signum else 0, interrupted,
+                              signal=signum, selection=selection, kept_previous=True)
 
         # From here on an interrupt only cuts the report short: the summary is always written.
+        statuses: dict = {}
+        results: list = []
+        regressions: list = []
+        incomplete: list = []
         try:
             with interrupts.hold():
                 written = read_records(records_path)
                 claim_dicts = [{**c.describe(), "used_by": registry.used_by(c.id)} for c in claims]
-                results = split(written)[1]
+                wanted: dict[str, set] = {}
+                for t in planned:
+                    wanted.setdefault(t.claim_id, set()).add((t.key, t.seed))
+                # Exactly the selected claims and tasks: a resumed file may hold more (a wider earlier run).
+                results = [r for r in split(written)[1] if (r["task_id"], r.get("seed")) in wanted.get(r["claim"], ())]
                 statuses = aggregate(claim_dicts, results)
-                regressions: list = []
+                if interrupted:
+                    incomplete = mark_incomplete(statuses, wanted, results, {c.id: list(c.uses) for c in claims})
                 if baseline_records is not None:
                     from .diff import diff_records
 
@@ -452,24 +659,29 @@ def run(claims: Sequence[Claim], *, profile: str = "standard", seed: int = 0, jo
                     regressions = diff["regressions"] + diff["moved"]
         except KeyboardInterrupt:
             interrupted = True
+            signum = signum or interrupts.signum or signal.SIGINT
         report_path = None
         if report:
             try:
                 report_path = _render_safely(records_path, out / "report.html")
             except KeyboardInterrupt:
                 interrupted = True
+                signum = signum or interrupts.signum or signal.SIGINT
                 print(f"verify: interrupted while rendering the report; render it with: verify report "
                       f"{records_path} -o {out / 'report.html'}", file=sys.stderr)
         while True:  # an interrupt while the summary is written: written again, saying so
-            code = 130 if interrupted else exit_code(statuses, regressions)
+            code = 128 + (signum or signal.SIGINT) if interrupted else exit_code(statuses, regressions)
             try:
                 with interrupts.hold():
                     write_summary(out / "summary.json", run_rec, statuses, code,
-                                  {"interrupted": interrupted, "regressions": regressions, "results": len(results)})
+                                  {"interrupted": interrupted, "signal": signum, "regressions": regressions,
+                                   "results": len(results), "selection": selection, "incomplete": incomplete})
                 break
             except KeyboardInterrupt:
                 interrupted = True
-    return RunOutcome(out, records_path, statuses, results, code, interrupted, regressions, report_path)
+                signum = signum or interrupts.signum or signal.SIGINT
+    return RunOutcome(out, records_path, statuses, results, code, interrupted, regressions, report_path,
+                      signum, selection, incomplete)
 
 
 
