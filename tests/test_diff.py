@@ -21,7 +21,8 @@ def pair(cid: str, *results: dict) -> list[dict]:
 
 def test_identical_records_give_no_changes():
     d = diff_records(sample_records(), sample_records())
-    assert d == {"regressions": [], "improvements": [], "added": [], "removed": [], "moved": []}
+    assert d == {"regressions": [], "improvements": [], "added": [], "removed": [], "moved": [], "differs": [],
+                 "left_out": {}}
     assert format_diff(d) == "no changes against the baseline"
 
 

@@ -14,11 +14,19 @@ shown, never compared: cost counters are not regressions, and outcomes of chaoti
 through the claim's verdict. Values stored with ``Evidence.show`` are never compared. A claim declared
 ``reproducible={"rtol": r, "atol": a}`` (long trajectories, measured across BLAS kernels) compares all
 its floats at no finer precision than that; ``reproducible="verdict"`` leaves them to the verdict.
+
+Which fixtures are compared (one rule): when the two files' run headers agree on profile, seed and
+selection (the selected claims and ``--task``), the new run should have everything the old one had, so every
+(claim, task, seed) of the old file that the new one lacks is **lost** (a regression), and a claim that had
+results and now has none ("refuted -> not run" included) is a regression. When they differ, the diff says
+so first, compares only the (claim, task) pairs both files ran, and counts what each side left out. A
+file without a selection in its run line (records schema 1) selected the claims it has claim lines for.
 """
 
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Iterable
 
 from . import settings as S
@@ -39,6 +47,43 @@ def _statuses(records: list[dict]) -> tuple[dict[str, dict], list[dict]]:
     for r in results:
         claims.setdefault(r["claim"], {"id": r["claim"], "paper": r.get("paper"), "checkable": True})
     return aggregate(claims.values(), results), results
+
+
+def run_header(records: list[dict]) -> dict:
+    """Profile, seed and selection of a records file (its run lines; for a resumed file, the union of
+    the selections its runs had)."""
+    runs = [r for r in records if r.get("type") == "run"]
+    claims: set[str] = set()
+    tasks: set = set()
+    for r in runs:
+        sel = r.get("selection")
+        if sel is None:
+            claims |= {c["id"] for c in records if c.get("type") == "claim"}
+            tasks.add(None)
+        else:
+            claims |= set(sel.get("claims") or ())
+            tasks.add(sel.get("task"))
+    if not runs:  # bare result lists (tests, hand-made files): the claims they have lines for
+        claims = {c["id"] for c in records if c.get("type") == "claim"}
+        tasks.add(None)
+    first = runs[0] if runs else {}
+    return {"profile": first.get("profile"), "seed": first.get("seed"), "claims": claims,
+            "task": sorted(tasks, key=str)[0] if len(tasks) == 1 else sorted(map(str, tasks)),
+            "selectors": first.get("selectors")}
+
+
+def header_differences(a: dict, b: dict) -> list[str]:
+    """What differs between two run headers (:func:`run_header`), one phrase each; [] when they agree."""
+    out = []
+    for k in ("profile", "seed"):
+        if a[k] != b[k]:
+            out.append(f"{k} {a[k]} (old) vs {b[k]} (new)")
+    if a["claims"] != b["claims"]:
+        out.append(f"selection {len(a['claims'])} claims (old) vs {len(b['claims'])} claims (new), "
+                   f"{len(a['claims'] & b['claims'])} in both")
+    if a["task"] != b["task"]:
+        out.append(f"--task {a['task']} (old) vs {b['task']} (new)")
+    return out
 
 
 def _judge(old_rank: int, new_rank: int, old_ok: bool, new_ok: bool) -> str | None:
@@ -172,20 +217,49 @@ def diff_records(old: Iterable[dict], new: Iterable[dict]) -> dict:
     Claim-level entries hold ``claim, paper, old, new`` (display status words); fixture-level ones
     also ``task_id, seed, same_seed, repro``. Each entry has ``why``.
     """
-    old_st, old_res = _statuses(list(old))
-    new_st, new_res = _statuses(list(new))
-    out: dict[str, list[dict]] = {"regressions": [], "improvements": [], "added": [], "removed": [], "moved": []}
-    for cid in new_st:
-        if cid not in old_st:
-            out["added"].append({"claim": cid, "paper": new_st[cid]["paper"], "status": display_status(new_st[cid])})
+    old, new = list(old), list(new)
+    ha, hb = run_header(old), run_header(new)
+    differs = header_differences(ha, hb)
+    out: dict = {"regressions": [], "improvements": [], "added": [], "removed": [], "moved": [],
+                 "differs": differs, "left_out": {}}
+    all_old, all_new = _statuses(old)[0], _statuses(new)[0]
+    if differs:
+        # Only what both ran: the (claim, task) pairs of both files, counted apart from what each left out.
+        def pairs(records: list[dict]) -> set:
+            return {(r["claim"], str(r["task_id"])) for r in records if r.get("type") == "result"}
+
+        both = pairs(old) & pairs(new)
+        for side, records in (("old", old), ("new", new)):
+            only = pairs(records) - both
+            out["left_out"][side] = {"fixtures": len(only), "claims": len({c for c, _ in only})}
+        keep_claims = {c for c, _ in both}
+
+        def restrict(records: list[dict]) -> list[dict]:
+            return [r for r in records if (r.get("type") == "result" and (r["claim"], str(r["task_id"])) in both)
+                    or (r.get("type") == "claim" and r["id"] in keep_claims) or r.get("type") not in ("result", "claim")]
+
+        old, new = restrict(old), restrict(new)
+    old_st, old_res = _statuses(old)
+    new_st, new_res = _statuses(new)
+    ran_old = {r["claim"] for r in old_res}
+    # Claims in one file only, named (with differing headers too: then they are what a side left out).
+    for cid in all_new:
+        if cid not in all_old:
+            out["added"].append({"claim": cid, "paper": all_new[cid]["paper"], "status": display_status(all_new[cid])})
+    for cid in all_old:
+        if cid not in all_new:
+            out["removed"].append({"claim": cid, "paper": all_old[cid]["paper"], "status": display_status(all_old[cid])})
     for cid in old_st:
-        if cid not in new_st:
-            out["removed"].append({"claim": cid, "paper": old_st[cid]["paper"], "status": display_status(old_st[cid])})
-    for cid in old_st:
+        a = old_st[cid]
+        b = new_st.get(cid, {**a, "status": S.NOT_RUN, "fully_verified": False, "as_expected": False})
+        wa, wb = display_status(a), display_status(b)
+        if wb == S.NOT_RUN and cid in ran_old:
+            # It had results and now has none: lost, whatever its rank says ("refuted -> not run").
+            out["regressions"].append({"level": "claim", "claim": cid, "paper": a["paper"], "old": wa, "new": wb,
+                                       "why": f"status {wa} -> {wb}: its results are lost"})
+            continue
         if cid not in new_st:
             continue
-        a, b = old_st[cid], new_st[cid]
-        wa, wb = display_status(a), display_status(b)
         change = _judge(S.STATUS_RANK[wa], S.STATUS_RANK[wb], a["as_expected"], b["as_expected"])
         if change is None:
             continue
@@ -195,7 +269,8 @@ def diff_records(old: Iterable[dict], new: Iterable[dict]) -> dict:
             why += f"; expected {b['expected']})" if b.get("expected") else ")"
         entry = {"level": "claim", "claim": cid, "paper": b["paper"], "old": wa, "new": wb, "why": why}
         out["regressions" if change == "worse" else "improvements"].append(entry)
-    for r_old, r_new, same_seed in _pair_results(old_res, new_res):
+    paired = _pair_results(old_res, new_res)
+    for r_old, r_new, same_seed in paired:
         va, vb = r_old["verdict"], r_new["verdict"]
         worst = len(S.VERDICTS)
         change = _judge(S.VERDICT_RANK.get(va, worst), S.VERDICT_RANK.get(vb, worst),
@@ -210,14 +285,39 @@ def diff_records(old: Iterable[dict], new: Iterable[dict]) -> dict:
             out["regressions" if change == "worse" else "improvements"].append(entry)
         if same_seed:
             out["moved"].extend(_moved(r_old, r_new))
+    if not differs:
+        found = {id(r) for r, _, _ in paired}
+        for r in old_res:
+            if id(r) not in found:
+                out["regressions"].append({
+                    "level": "fixture", "claim": r["claim"], "paper": r.get("paper"), "task_id": r["task_id"],
+                    "seed": r.get("seed"), "same_seed": True, "old": r["verdict"], "new": "lost",
+                    "why": f"lost: {r.get('fixture_kind')} fixture {r.get('label') or r.get('family')} not in the "
+                           "new records",
+                    "repro": r.get("repro")})
     return out
 
 
-def _table(rows: list[list[str]], header: list[str]) -> list[str]:
-    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
-    line = "  ".join(h.ljust(w) for h, w in zip(header, widths))
-    out = ["  " + line.rstrip(), "  " + "  ".join("-" * w for w in widths)]
-    out += ["  " + "  ".join(str(x).ljust(w) for x, w in zip(r, widths)).rstrip() for r in rows]
+# The widest line a diff prints: tables wrap their cells to fit.
+WIDTH = 100
+
+
+def _wrap_table(rows: list[list[str]], header: list[str], caps: list[int]) -> list[str]:
+    """A plain-text table at most :data:`WIDTH` columns wide: each column at most its cap (the last takes
+    what is left), cells wrapped onto continuation lines."""
+    cols = list(zip(header, *rows))
+    widths = [min(max(len(str(x)) for x in col), cap) for col, cap in zip(cols, caps)]
+    widths[-1] = max(12, min(max(len(str(x)) for x in cols[-1]), WIDTH - 2 - sum(widths[:-1]) - 2 * (len(widths) - 1)))
+
+    def render(cells: list) -> list[str]:
+        parts = [textwrap.wrap(str(c), w, break_long_words=True, break_on_hyphens=False) or [""]
+                 for c, w in zip(cells, widths)]
+        return ["  " + "  ".join((p[i] if i < len(p) else "").ljust(w) for p, w in zip(parts, widths)).rstrip()
+                for i in range(max(map(len, parts)))]
+
+    out = render(header) + ["  " + "  ".join("-" * w for w in widths)]
+    for r in rows:
+        out += render(r)
     return out
 
 
@@ -228,6 +328,15 @@ def format_diff(diff: dict) -> str:
         return f"{v:.6g}" if v is not None else str(x)
 
     lines: list[str] = []
+    if diff.get("differs"):
+        lines += textwrap.wrap("THE RUNS DIFFER: " + "; ".join(diff["differs"]) + ". Only the fixtures both ran "
+                               "are compared.", WIDTH)
+        for side in ("old", "new"):
+            lo = (diff.get("left_out") or {}).get(side) or {}
+            if lo.get("fixtures"):
+                lines.append(f"  only in the {side} records: {lo['fixtures']} fixtures of {lo['claims']} claims "
+                             "(not compared)")
+        lines.append("")
     for key, title in (("regressions", "REGRESSIONS"), ("improvements", "IMPROVEMENTS")):
         entries = diff.get(key) or []
         if not entries:
@@ -235,23 +344,27 @@ def format_diff(diff: dict) -> str:
         lines.append(f"{title} ({len(entries)})")
         rows = [[e["claim"], "claim" if e["level"] == "claim" else f"fixture {e['task_id']}", e["old"], e["new"],
                  e["why"]] for e in entries]
-        lines += _table(rows, ["claim", "where", "old", "new", "why"])
+        lines += _wrap_table(rows, ["claim", "where", "old", "new", "why"], [34, 12, 14, 14, 0])
         repros = [e for e in entries if e.get("repro") and key == "regressions"]
-        lines += [f"  reproduce {e['claim']} {e['task_id']}: {e['repro']}" for e in repros]
+        for e in repros:  # the command on a line of its own, whole, to be copied
+            lines += [f"  reproduce {e['claim']} {e['task_id']}:", f"    {e['repro']}"]
         lines.append("")
     moved = diff.get("moved") or []
     if moved:
         lines.append(f"MOVED QUANTITIES ({len(moved)})")
         rows = [[m["claim"], str(m["task_id"]), m["quantity"], num(m["old"]), num(m["new"]), num(m["change"]),
                  num(m["tolerance"])] for m in moved]
-        lines += _table(rows, ["claim", "task", "quantity", "old", "new", "change", "tolerance"])
+        lines += _wrap_table(rows, ["claim", "task", "quantity", "old", "new", "change", "tolerance"],
+                             [28, 6, 18, 10, 10, 9, 9])
         lines.append("")
     for key, title in (("added", "ADDED CLAIMS"), ("removed", "REMOVED CLAIMS")):
         entries = diff.get(key) or []
         if entries:
             lines.append(f"{title} ({len(entries)})")
-            lines += _table([[e["claim"], str(e["paper"]), e["status"]] for e in entries], ["claim", "paper", "status"])
+            lines += _wrap_table([[e["claim"], str(e["paper"]), e["status"]] for e in entries],
+                                 ["claim", "paper", "status"], [60, 14, 0])
             lines.append("")
-    if not lines:
-        return "no changes against the baseline"
+    if not any(diff.get(k) for k in ("regressions", "improvements", "moved", "added", "removed")):
+        return "\n".join(lines + ["no changes in the fixtures both ran" if diff.get("differs")
+                                   else "no changes against the baseline"])
     return "\n".join(lines).rstrip() + "\n"
