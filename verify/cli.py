@@ -93,7 +93,7 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("paper")
     e.add_argument("sources", nargs="*", help="extra claim files to load")
     e.add_argument("--records", help="records file or run directory whose outcomes to include "
-                                      "(default: reports/latest when it exists)")
+                                      "(default: reports/PAPER, else reports/latest, when it exists)")
     return p
 
 
@@ -235,13 +235,21 @@ def cmd_errata(args: argparse.Namespace) -> int:
     if args.paper not in REGISTRY.papers():
         raise UsageError(f"no such paper {args.paper!r} (papers: {', '.join(REGISTRY.papers())})")
     statuses = None
-    path = args.records or ("reports/latest" if Path("reports/latest/records.jsonl").exists() else None)
+    path = args.records or next((d for d in (f"reports/{args.paper}", "reports/latest")
+                                 if Path(d, "records.jsonl").exists()), None)
     if path:
         from .records import read_records, split
         from .verdicts import aggregate
 
         claims, results, _ = split(read_records(path))
-        statuses = aggregate(claims.values(), results)
+        mine = [r for r in results if r.get("paper") == args.paper or claims.get(r["claim"], {}).get("paper") == args.paper]
+        # Say whose results these are, and plainly when they hold none of this paper's.
+        print(f"verify: results read from {Path(path).resolve()}"
+              + ("" if mine else f": they hold no result for {args.paper} (run it: verify run {args.paper})"),
+              file=sys.stderr)
+        statuses = aggregate(claims.values(), mine) if mine else None
+    else:
+        print(f"verify: no records found (reports/{args.paper}, reports/latest): outcomes not shown", file=sys.stderr)
     claims = [c.describe() for c in REGISTRY if c.paper == args.paper]
     print(errata_markdown(args.paper, claims, statuses), end="")
     return 0

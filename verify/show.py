@@ -29,6 +29,13 @@ def _fmt(x: object) -> str:
     return str(x)
 
 
+def printable(text: str) -> str:
+    """``text`` with control characters other than newlines shown as escapes (``\\x1b``): a records file
+    is data, and its strings must not move the cursor, recolour or retitle the reader's terminal."""
+    return "".join(ch if ch == "\n" or (ch.isprintable() and ch not in "\x85\u2028\u2029") else
+                   ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
 def declaration_text(c: Claim, registry: Registry) -> list[str]:
     d = c.describe()
     out = [f"{c.id} ({c.kind}, {c.paper})" + (f" — {c.title}" if c.title else ""),
@@ -140,4 +147,4 @@ def show_claim(c: Claim, registry: Registry, records_path: str | None = None, *,
         page.write_text(claim_page_html(Results(mine), c.id), encoding="utf-8")
         opened = webbrowser.open(page.as_uri())
         lines.append(f"card: {page}" + ("" if opened else " (no browser found: open it yourself)"))
-    return "\n".join(lines) + "\n"
+    return printable("\n".join(lines)) + "\n"
