@@ -107,6 +107,15 @@ def load_sources(sources: list[str], registry: Registry = REGISTRY) -> None:
             load_module(s, registry)
 
 
+def _is_file(arg: str) -> bool:
+    """Whether ``arg`` names an existing file; a selector too long to be a path (a 305-character claim id)
+    is not one, rather than an OSError."""
+    try:
+        return Path(arg).is_file()
+    except OSError:
+        return False
+
+
 def split_selectors(args: list[str], registry: Registry = REGISTRY) -> tuple[list[str], list[str]]:
     """Load the files and modules among ``args``; return (selectors, ids from files).
 
@@ -115,7 +124,7 @@ def split_selectors(args: list[str], registry: Registry = REGISTRY) -> tuple[lis
     selectors: list[str] = []
     from_files: list[str] = []
     for a in args:
-        if a.endswith(".py") or Path(a).is_file():
+        if a.endswith(".py") or _is_file(a):
             from_files.extend(load_file(a, registry))
         elif a.startswith("module:"):
             from_files.extend(load_module(a[len("module:"):], registry))

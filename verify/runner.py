@@ -471,7 +471,7 @@ def default_out(selectors: Sequence[str]) -> str:
     replaces a run of everything (a long selection's name is shortened with a hash)."""
     if not selectors:
         return "reports/latest"
-    return "reports/" + dir_name("+".join(Path(s).stem if s.endswith(".py") else s for s in selectors))
+    return "reports/" + dir_name("_".join(Path(s).stem if s.endswith(".py") else s for s in selectors))
 
 
 def selection_of(claims: Sequence[Claim], selectors: Sequence[str], task_filter: str | None,
