@@ -256,6 +256,9 @@ def head_and_end(path: str | os.PathLike) -> tuple[dict | None, dict | None, int
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
             for line in fh:
+                if '"type": "result"' in line:  # counted, not parsed: a standard run has thousands
+                    n += 1
+                    continue
                 try:
                     rec = json.loads(line)
                 except json.JSONDecodeError:
@@ -265,8 +268,6 @@ def head_and_end(path: str | os.PathLike) -> tuple[dict | None, dict | None, int
                     run = rec
                 elif t == "end":
                     end = rec
-                elif t == "result":
-                    n += 1
     except OSError:
         pass
     return run, end, n
