@@ -123,8 +123,9 @@ def as_json(value: Any, where: str) -> Any:
             path, bad = where, _OK
         if bad is _OK:  # a reference cycle, not one bad leaf
             raise _Unserialisable(f"{where} cannot be stored as JSON ({type(exc).__name__}: {exc})") from None
-        raise _Unserialisable(f"{path} holds a value JSON cannot store ({type(bad).__name__}: "
-                              f"{_short(bad)}); record plain numbers, strings, lists or dicts") from None
+        # The type, not the repr: a repr often holds a memory address, and records must not differ by run.
+        raise _Unserialisable(f"{path} holds a value JSON cannot store (a {type(bad).__qualname__}); "
+                              "record plain numbers, strings, lists or dicts") from None
 
 
 def _first_unserialisable(x: Any, path: str) -> tuple[str, Any]:
@@ -150,14 +151,6 @@ def _first_unserialisable(x: Any, path: str) -> tuple[str, Any]:
 
 
 _OK = object()
-
-
-def _short(x: Any) -> str:
-    try:
-        text = repr(x)
-    except Exception:  # a broken __repr__ is the user's; the type name says enough
-        text = "?"
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _run_task(task: Task, global_seed: int, run_id: str, registry: Registry) -> dict:
