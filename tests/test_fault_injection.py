@@ -383,6 +383,9 @@ def test_32_a_selection_writes_its_own_directory_and_replacing_says_so(finished,
     assert r.returncode == 0, r.stdout + r.stderr
     assert (tmp_path / "reports" / "hostile_hostile.fast" / "records.jsonl").exists()
     assert not (tmp_path / "reports" / "latest").exists()
+    # ``verify show`` and ``verify errata`` find that run (the newest under reports/ holding it) and name it.
+    r = verify("show", "hostile.fast", HOSTILE, cwd=tmp_path)
+    assert "latest results, from reports/hostile_hostile.fast/records.jsonl" in r.stdout, r.stdout + r.stderr
     out = copy_run(finished, tmp_path / "run")
     r = run(out, "hostile.fast", extra=["--executor", "inprocess"])
     assert r.returncode == 0 and r.stderr.count("verify: replacing the run in") == 1, r.stderr

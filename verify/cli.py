@@ -76,7 +76,7 @@ def _parser() -> argparse.ArgumentParser:
     sh.add_argument("id")
     sh.add_argument("sources", nargs="*", help="extra claim files to load")
     sh.add_argument("--records", help="records file or run directory with the results to show "
-                                      "(default: reports/latest)")
+                                      "(default: the newest run under reports/ that holds the claim)")
     sh.add_argument("--open", action="store_true", help="open the claim's card, with its plots, in a browser")
 
     rp = sub.add_parser("report", parents=[common], help="render an HTML report from records files (merged)")
@@ -93,7 +93,7 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("paper")
     e.add_argument("sources", nargs="*", help="extra claim files to load")
     e.add_argument("--records", help="records file or run directory whose outcomes to include "
-                                      "(default: reports/PAPER, else reports/latest, when it exists)")
+                                      "(default: the newest run under reports/ that holds the paper)")
     return p
 
 
@@ -235,8 +235,11 @@ def cmd_errata(args: argparse.Namespace) -> int:
     if args.paper not in REGISTRY.papers():
         raise UsageError(f"no such paper {args.paper!r} (papers: {', '.join(REGISTRY.papers())})")
     statuses = None
-    path = args.records or next((d for d in (f"reports/{args.paper}", "reports/latest")
-                                 if Path(d, "records.jsonl").exists()), None)
+    from .show import newest_records_with
+
+    newest = newest_records_with(f'"paper": {json.dumps(args.paper)}')
+    path = args.records or (str(newest) if newest else
+                            "reports/latest" if Path("reports/latest/records.jsonl").exists() else None)
     if path:
         from .records import read_records, split
         from .verdicts import aggregate
@@ -249,7 +252,7 @@ def cmd_errata(args: argparse.Namespace) -> int:
               file=sys.stderr)
         statuses = aggregate(claims.values(), mine) if mine else None
     else:
-        print(f"verify: no records found (reports/{args.paper}, reports/latest): outcomes not shown", file=sys.stderr)
+        print(f"verify: no records under reports/ hold {args.paper}: outcomes not shown", file=sys.stderr)
     claims = [c.describe() for c in REGISTRY if c.paper == args.paper]
     print(errata_markdown(args.paper, claims, statuses), end="")
     return 0

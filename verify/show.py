@@ -1,5 +1,6 @@
 """``verify show ID``: a claim as declared (statement, hypotheses, fixtures) and its latest results from
-a records file (``reports/latest`` by default), in plain text; ``--open`` opens its report card, plots
+a records file (by default the newest run under ``reports/`` that holds the claim, else ``reports/latest``;
+the directory read is named), in plain text; ``--open`` opens its report card, plots
 included, in a browser."""
 
 from __future__ import annotations
@@ -67,14 +68,33 @@ def declaration_text(c: Claim, registry: Registry) -> list[str]:
     return out
 
 
-def _records_path(path: str | None) -> Path | None:
-    p = Path(path or DEFAULT_RECORDS)
+def newest_records_with(needle: str, reports: str | Path = "reports") -> Path | None:
+    """The newest ``reports/*/records.jsonl`` (``reports/latest`` among them; reruns and hunts not) whose text
+    holds ``needle`` (``"claim": "ID"`` or ``"paper": "P"``, as records are written): a run of one paper writes
+    to ``reports/PAPER``, so "the latest results" of a claim may be there rather than in ``reports/latest``."""
+    root = Path(reports)
+    if not root.is_dir():
+        return None
+    found = [p for p in root.glob("*/records.jsonl") if p.parent.name not in ("rerun", "hunt")]
+    for p in sorted(found, key=lambda p: p.stat().st_mtime, reverse=True):
+        try:
+            if needle.encode("utf-8") in p.read_bytes():
+                return p
+        except OSError:
+            continue
+    return None
+
+
+def _records_path(path: str | None, claim_id: str = "") -> Path | None:
+    if path is None:
+        newest = newest_records_with(f'"claim": {json.dumps(claim_id)}') if claim_id else None
+        path_ = newest or Path(DEFAULT_RECORDS) / "records.jsonl"
+        return path_ if path_.exists() else None
+    p = Path(path)
     if p.is_dir():
         p = p / "records.jsonl"
     if not p.exists():
-        if path:
-            raise UsageError(f"{path}: no such records file")
-        return None
+        raise UsageError(f"{path}: no such records file")
     return p
 
 
@@ -129,10 +149,10 @@ def show_claim(c: Claim, registry: Registry, records_path: str | None = None, *,
 
     lines = declaration_text(c, registry)
     lines.append("")
-    path = _records_path(records_path)
+    path = _records_path(records_path, c.id)
     records: list[dict] = []
     if path is None:
-        lines.append(f"no results: {DEFAULT_RECORDS}/records.jsonl does not exist (run: verify run {c.id}; "
+        lines.append(f"no results: no records under reports/ hold {c.id} (run: verify run {c.id}; "
                      "or name a records file with --records)")
     else:
         records = read_records(path)
