@@ -5,9 +5,11 @@ none re-derives a verdict. The rules, in the order they are applied (the README 
 
 Fixture verdict (one claim on one fixture)
 
-1. the check crashed                              -> error (vacuous if the hypotheses were unmet)
+1. the check crashed                              -> error (vacuous, labelled crashed, if a hypothesis was unmet)
 2. the time limit ran out                         -> inconclusive
-3. a hypothesis is unmet                          -> vacuous (the conclusion is not judged)
+3. a hypothesis is unmet                          -> vacuous; the conclusion is still evaluated there (a probe,
+                                                     :func:`probe_outcome`), which changes no verdict
+4a. a conclusion compares a NaN or an infinity    -> error (unless it rests on a failed validity entry)
 4. a conclusion fails decisively: it failed, and either it is independent of the computation's
    validity or every validity entry holds         -> refuted (whatever else is inconclusive)
 5. a validity entry fails                         -> inconclusive (its dependent failures included)
@@ -21,17 +23,23 @@ Claim status (over its fixtures; "positive" = random and adversarial fixtures)
 2. any fixture errored                            -> error
 3. a positive fixture refuted                     -> refuted
 4. a negative control not caught (a mutated conclusion must be refuted; a broken hypothesis must
-   be vacuous or refuted)                         -> control failed
+   be vacuous or refuted, without crashing)       -> control failed
 5. a positive fixture inconclusive, or none ran   -> inconclusive
 6. every positive fixture vacuous                 -> vacuous
 7. no mutated-conclusion control was refuted by the check (power not shown) -> unguarded
-8. otherwise                                      -> verified; "fully verified" when every claim it
-   uses is verified too, and "loose" when its tightest passing comparison had more than
-   ``settings.LOOSE_ROOM`` room on a fixture where no companion rate check (``judge_slope``) passed.
+8. otherwise                                      -> verified; "fully verified" when it is declared faithful,
+   does not carry the mark "cannot fail here", and every claim it uses is fully verified too.
+
+Marks beside the status: "loose" when a conclusion on a printed bound or constant had more than
+``settings.LOOSE_ROOM`` room on every fixture that judged it and no rate check pinned its printed
+exponent (judged per conclusion); "cannot fail here" when the printed conclusion held on every fixture
+of the run (positive fixtures and probes). Per claim: hypotheses shown necessary (a probe failed the
+conclusion) out of those broken.
 
 A claim's outcome is as expected when its status is ``verified`` (or its recorded expectation) and,
-for an expected refutation, its negative controls were still caught. Exit code: 0 when every claim
-is as expected and no regression was found, else 1.
+for an expected refutation, its negative controls were still caught; a verified claim marked "cannot fail
+here" is as expected only when declared definitional or acknowledged (``cannot_fail``). Exit code: 0 when
+every claim is as expected and no regression was found, else 1.
 """
 
 from __future__ import annotations
