@@ -232,6 +232,9 @@ def judge_trend(name: str, scales: Sequence[float], errors: Sequence[float], tol
     return ev
 
 
+MAX_SPANS = 10.0   # judge_slope: how many fitted windows (in log x) a drifting local slope may still need
+
+
 def _local_slopes(lx: np.ndarray, ly: np.ndarray) -> np.ndarray:
     """Slopes between consecutive points on the log-log scale."""
     return np.diff(ly) / np.diff(lx)
@@ -287,7 +290,8 @@ def judge_slope(name: str, x: Sequence[float], y: Sequence[float], *, predicted:
     (between consecutive points) have settled over the window: their drift is within twice the fit's
     standard error (or a tenth of ``atol``). When they still drift toward the printed exponent the window is
     *not yet asymptotic*: inconclusive, with the drift and the horizon at which the local slope, drifting
-    on as it does, would reach the tolerance. ``window="auto"`` fits the longest tail of the series whose
+    on as it does, would reach the tolerance, provided that horizon lies within ``MAX_SPANS`` windows (in
+    log x) of the last point; a drift too slow to close the gap by then does not save the fit. ``window="auto"`` fits the longest tail of the series whose
     local slopes have settled (at least three points), so a longer series can carry its own transient.
 
     **Pinning.** A passing two-sided check, or a one-sided check that lies within ``atol`` of the printed
@@ -341,13 +345,14 @@ def judge_slope(name: str, x: Sequence[float], y: Sequence[float], *, predicted:
     else:
         fails = slope < predicted - atol
         toward = last > first
-    if fails and not settled and toward:
-        # Where would the local slope reach the tolerance, drifting on at its rate per unit of log x?
-        per_log = drift / max(float(fx[-1] - fx[0]), 1e-300)
-        gap = (abs(last - predicted) - atol) if relation == "==" else (
-            (last - (predicted + atol)) if relation == "<=" else ((predicted - atol) - last))
-        need = gap / abs(per_log) if per_log != 0 else math.inf
-        where = f"; near {xlabel or 'x'} {xs[-1] * math.exp(need):.3g} at the drift's rate" if math.isfinite(need) else ""
+    # Where would the local slope reach the tolerance, drifting on at its rate per unit of log x? A drift that
+    # would need more than MAX_SPANS windows' worth of log x to close the gap is too slow to save the fit.
+    span = max(float(fx[-1] - fx[0]), 1e-300)
+    gap = (abs(last - predicted) - atol) if relation == "==" else (
+        (last - (predicted + atol)) if relation == "<=" else ((predicted - atol) - last))
+    need = gap / abs(drift / span) if drift != 0 else math.inf
+    if fails and not settled and toward and need <= MAX_SPANS * span:
+        where = f"; near {xlabel or 'x'} {xs[-1] * math.exp(min(need, 700.0)):.3g} at the drift's rate"
         ev.show(**{f"{name}: not yet asymptotic": True})
         ev.inconclusive(f"{name}: not yet asymptotic: fitted slope {slope:.3f} vs {relation} {predicted:g}, the local "
                         f"slope still drifts toward it ({first:.3f} -> {last:.3f} across the window, drift "
