@@ -79,7 +79,8 @@ def _context(envs: dict[str, _Env]):
               MacroSpec("providecommand", "*{[[{"), MacroSpec("DeclareMathOperator", "*{{"),
               MacroSpec("label", "{"), MacroSpec("appendix", "")]
     macros += [MacroSpec(s, "*[{") for s in _SECTIONS]
-    environments = [EnvironmentSpec(e, "[") for e in envs] + [EnvironmentSpec("proof", "[")]
+    environments = [EnvironmentSpec(e + star, "[") for e in envs for star in ("", "*")]
+    environments.append(EnvironmentSpec("proof", "["))
     db.add_context_category("verify-init", prepend=True, macros=macros, environments=environments)
     return db
 

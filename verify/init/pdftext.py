@@ -37,6 +37,12 @@ def _continues(prev: str) -> bool:
     return bool(last) and last[0].lower() in _CONTINUES
 
 
+def _unbold(s: str) -> str:
+    """The text after a heading, without the heading's closing bold (an italic statement keeps its *)."""
+    s = s.strip()
+    return s[2:].strip() if s.startswith("**") else s
+
+
 def _heading(line: str, prev: str) -> tuple[str, str, str, str] | None:
     """(printed kind, number, name, rest of the line) when the line opens an item, else None."""
     m = _HEAD.match(line)
@@ -49,7 +55,7 @@ def _heading(line: str, prev: str) -> tuple[str, str, str, str] | None:
         return None
     kind, number, rest = m.group(1), m.group(2), m.group("rest")
     if rest.startswith(".") and not re.match(r"\.\d", rest):          # Theorem 4.2. / **Lemma 1.**
-        return kind, number, "", rest[1:].lstrip("* ").strip()
+        return kind, number, "", _unbold(rest[1:])
     name_m = re.match(r"\s*(?:\*\*)?\s*\(", rest)
     if name_m:                                                        # Theorem 4.2 (Name). / (Name) text
         depth, i = 0, name_m.end() - 1
@@ -57,8 +63,8 @@ def _heading(line: str, prev: str) -> tuple[str, str, str, str] | None:
             depth += {"(": 1, ")": -1}.get(rest[j], 0)
             if depth == 0:
                 name = rest[i + 1:j].strip()
-                after = rest[j + 1:].lstrip("*").lstrip()
-                return kind, number, name, after[1:].lstrip("* ").strip() if after.startswith(".") else after
+                after = _unbold(rest[j + 1:])
+                return kind, number, name, _unbold(after[1:]) if after.startswith(".") else after
         return None
     if re.match(r"\s+[A-Z(]", rest) or not rest.strip():             # Proposition 1 The non-convex ...
         if not rest.strip() and not m.group(0).lstrip().startswith(("*", "#")):

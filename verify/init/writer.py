@@ -85,7 +85,7 @@ def render_file(paper: Paper, out: str | Path) -> str:
     source = os.path.relpath(Path(paper.source).resolve(), Path(out).resolve().parent)
     n = len(paper.items)
     header = f'''\
-"""Claims of {paper.name}, registered by ``verify init`` from {Path(paper.source).name}: {n} numbered items.
+"""Claims of {paper.name}, registered by ``verify init`` from {Path(paper.source).name}: {n} items.
 
 Every item is registered "not yet encoded" (``reason=NOT_YET_ENCODED``), with a commented skeleton of a
 check beneath it. To encode one, replace its ``not_checkable(...)`` call by a check (its skeleton, filled
