@@ -305,10 +305,11 @@ def test_init_writes_a_file_that_runs_and_update_keeps_encoded_checks(amsthm, tm
     assert encoded in after                                  # the encoded check is untouched
     assert "For every $x$" not in after                      # ...even though its statement changed
     assert "An auxiliary lemma, sharpened." in after         # a pending statement is refreshed
-    assert "Theorem 2.3 (Main result, restated)" in after    # a new number: a new item
+    assert "Theorem 2.3 (Main result, restated)" in after    # renumbered: its label follows it
     assert "-    statement=r\"\"\"An auxiliary lemma.\"\"\"," in r.stdout    # the diff is printed
-    assert "draft.thm2.2: no longer in the paper" in r.stdout
-    assert after.count("'draft.lem2.2'") == 1 and before.count("'draft.lem2.2'") == 0
+    assert "draft.thm2.2 renumbered: now draft.thm2.3 (\\label{thm:main})" in r.stdout
+    assert "'draft.thm2.2'" not in after and "@claim(\"draft.thm2.3\"" in after   # its skeleton follows
+    assert after.count("'draft.lem2.2'") == 1 and before.count("'draft.lem2.2'") == 0   # the new lemma
     r = verify("init", "--update", out, cwd=tmp_path)
     assert "no change" in r.stdout and out.read_text() == after
     run = verify("--no-builtin", "run", out, "--profile", "quick", "--jobs", "1", "--executor", "inprocess",

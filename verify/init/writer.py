@@ -32,8 +32,9 @@ def render_call(paper: Paper, it: Item) -> str:
     args = [f"{cid!r}, kind={it.kind!r}, title={it.title!r},", f"statement={_literal(it.statement)},"]
     if it.uses:
         args.append(f"uses={it.uses!r},")
-    if it.section:
-        args.append(f"tags={['section: ' + it.section]!r},")
+    tags = ([f"section: {it.section}"] if it.section else []) + ([f"label: {it.label}"] if it.label else [])
+    if tags:
+        args.append(f"tags={tags!r},")
     args.append("reason=NOT_YET_ENCODED)")
     return "not_checkable(\n" + "\n".join("    " + a for a in args) + "\n"
 
@@ -43,7 +44,7 @@ def _skeleton(paper: Paper, it: Item) -> str:
     fam = f"{paper.name}.{fn}"
     return f"""\
 # To encode {paper.name}.{it.key}, replace the call above by a check such as this one, filled in:
-# @family("{fam}.random")
+# @family("{fam}.random", space={{"n": integer(2, 40), "d": integer(1, 10)}})   # the space a hunt searches
 # def {fn}_random(rng, n=8, d=3):
 #     \"\"\"Instances meeting the hypotheses, drawn at random.\"\"\"
 #     return {{"X": rng.normal(size=(n, d))}}
@@ -56,7 +57,7 @@ def _skeleton(paper: Paper, it: Item) -> str:
 # {fn}_hyp = hypothesis("<a hypothesis, as printed>", lambda fx: (True, 1.0))   # (holds, slack)
 #
 # @claim("{paper.name}.{it.key}", kind={it.kind!r}, title={it.title!r}, statement=<the statement above>,
-#        hypotheses=[{fn}_hyp], uses={it.uses!r},
+#        hypotheses=[{fn}_hyp], uses=<the uses above>,
 #        fixtures=[random({fn}_random), adversarial({fn}_adversarial),
 #                  negative({fn}_random, mutation="wrong constant")])
 # def check_{fn}(fx):
@@ -96,7 +97,7 @@ encoded check.
 
 from verify import NOT_YET_ENCODED, not_checkable
 
-# For the skeletons: from verify import Evidence, adversarial, claim, family, hypothesis, negative, random
+# For the skeletons: from verify import Evidence, adversarial, claim, family, hypothesis, integer, negative, random
 
 SOURCE = {source!r}
 PAPER = {paper.name!r}
@@ -129,13 +130,23 @@ def _is_pending(call: ast.Call) -> bool:
     return False
 
 
-def scan(text: str, where: str) -> tuple[dict[str, tuple[int, int]], set[str], dict[str, tuple[int, int]]]:
-    """(pending calls by id -> their line span, every id declared, top-level assignments -> span)."""
+def _label(call: ast.Call) -> str:
+    """The LaTeX label a generated call records in its tags ("label: thm:main"), or ''."""
+    for kw in call.keywords:
+        if kw.arg == "tags" and isinstance(kw.value, (ast.List, ast.Tuple)):
+            for e in kw.value.elts:
+                if isinstance(e, ast.Constant) and isinstance(e.value, str) and e.value.startswith("label: "):
+                    return e.value[len("label: "):]
+    return ""
+
+
+def scan(text: str, where: str) -> tuple[dict[str, tuple[int, int, str]], set[str], dict[str, tuple[int, int]]]:
+    """(pending calls by id -> their line span and label, every id declared, top-level assignments -> span)."""
     try:
         tree = ast.parse(text)
     except SyntaxError as exc:
         raise UsageError(f"{where}:{exc.lineno}: syntax error: {exc.msg}") from exc
-    pending: dict[str, tuple[int, int]] = {}
+    pending: dict[str, tuple[int, int, str]] = {}
     declared: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and _call_name(node) in ("claim", "not_checkable") and _first_str(node):
@@ -143,7 +154,7 @@ def scan(text: str, where: str) -> tuple[dict[str, tuple[int, int]], set[str], d
     for node in tree.body:
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and \
                 _call_name(node.value) == "not_checkable" and _first_str(node.value) and _is_pending(node.value):
-            pending[_first_str(node.value)] = (node.lineno, node.end_lineno or node.lineno)
+            pending[_first_str(node.value)] = (node.lineno, node.end_lineno or node.lineno, _label(node.value))
     assigns = {t.id: (node.lineno, node.end_lineno or node.lineno) for node in tree.body
                if isinstance(node, (ast.Assign, ast.AnnAssign))
                for t in ([node.target] if isinstance(node, ast.AnnAssign) else node.targets) if isinstance(t, ast.Name)}
@@ -166,26 +177,41 @@ def update_text(text: str, paper: Paper, where: str) -> tuple[str, list[str]]:
     edits: list[tuple[int, int, str]] = []   # (first line, last line, replacement), 1-based, inclusive
     notes: list[str] = []
     by_id = {f"{paper.name}.{it.key}": it for it in paper.items}
-    for cid, (a, b) in pending.items():
-        if cid in by_id:
-            it = by_id[cid]
-            if a >= 2 and lines[a - 2].startswith("# --- "):   # the heading comment generated with it
-                a -= 1
-                edits.append((a, b, render_block(paper, it).split("# To encode", 1)[0]))
-            else:
-                edits.append((a, b, render_call(paper, it)))
-        else:
+    by_label = {it.label: it for it in paper.items if it.label}
+    encoded = declared - set(pending)
+    # Each pending call is a slot for one item: the item with its label when the label is still there (a
+    # renumbered item keeps its label: nothing was recorded under its old id, so the slot takes the new
+    # one), else the item with its id.
+    taken: set[str] = set()
+    for cid, (a, b, label) in sorted(pending.items(), key=lambda kv: kv[1][0]):
+        it = by_label.get(label) if label else None
+        it = it if it is not None else by_id.get(cid)
+        new_id = f"{paper.name}.{it.key}" if it is not None else None
+        if new_id is None or new_id in encoded or new_id in taken:
             notes.append(f"{cid}: no longer in the paper (left as it is: delete it if the item is gone)")
+            continue
+        taken.add(new_id)
+        if new_id != cid:
+            notes.append(f"{cid} renumbered: now {new_id} (\\label{{{label}}})")
+            end = b
+            while end < len(lines) and lines[end].startswith("#") and not lines[end].startswith("# --- "):
+                end += 1
+            if end > b:   # its skeleton's comments name the old id
+                edits.append((b + 1, end, "".join(ln.replace(cid, new_id) for ln in lines[b:end])))
+        if a >= 2 and lines[a - 2].startswith("# --- "):   # the heading comment generated with it
+            edits.append((a - 1, b, render_block(paper, it).split("# To encode", 1)[0]))
+        else:
+            edits.append((a, b, render_call(paper, it)))
     if "MACROS" in assigns:
         a, b = assigns["MACROS"]
         edits.append((a, b, render_macros(paper.macros)))
     for a, b, new in sorted(edits, reverse=True):
         lines[a - 1:b] = [new]
     new_text = "".join(lines)
-    added = [it for cid, it in by_id.items() if cid not in declared]
+    added = [it for cid, it in by_id.items() if cid not in encoded and cid not in taken]
     if added:
         new_text = new_text.rstrip("\n") + "\n" + "".join("\n\n" + render_block(paper, it) for it in added)
-    kept = sorted(declared & set(by_id) - set(pending))
+    kept = sorted(encoded & set(by_id))
     if kept:
         notes.append(f"{len(kept)} encoded item(s) left untouched: {', '.join(kept)}")
     if added:
