@@ -370,3 +370,28 @@ def test_coverage_counts_pending_apart_from_not_checkable():
     assert coverage_line("p", numbered["p"]) == "p: 1 of 3 encoded (1 not yet encoded, 1 not checkable)"
     assert is_numbered("lyu2021.lemB.14") and not is_numbered("lyu2021.lem5.2.amended")
     assert not is_numbered("min2024.claim.zeta") and not is_numbered("min2024.thm1.a")
+
+
+def test_update_never_renames_an_encoded_claim_but_says_so():
+    from verify.init.model import Item, Paper
+
+    old = textwrap.dedent('''\
+        from verify import Evidence, claim, family, random
+        MACROS: dict[str, str] = {}
+
+
+        @claim("p.lem1", kind="lemma", statement="encoded", tags=["label: lem:a"], fixtures=[])
+        def check(fx):
+            return Evidence()
+        ''')
+    # A lemma is inserted before the encoded one: \\label{lem:a} is now Lemma 2, and Lemma 1 is the new one.
+    paper = Paper("p", "p.tex", [Item("lemma", "lem", "1", "Lemma", statement="inserted", label="lem:new"),
+                                 Item("lemma", "lem", "2", "Lemma", statement="encoded", label="lem:a"),
+                                 Item("theorem", "thm", "3", "Theorem", statement="new theorem")])
+    new, notes = update_text(old, paper, "p.py")
+    assert new.startswith(old)                                        # the encoded claim is untouched
+    assert "'p.lem2'" not in new and "'p.lem1'" not in new            # neither registered twice nor taken
+    assert "'p.thm3'" in new
+    assert "p.lem1 (encoded) is now Lemma 2 in the paper (\\label{lem:a}): rename the claim to p.lem2 by hand, " \
+           "then run --update again" in notes
+    assert "p.lem1 (encoded, \\label{lem:a}) names another item in the paper now: Lemma 1 (\\label{lem:new})" in notes

@@ -11,6 +11,7 @@ import ast
 import difflib
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from ..claims import NOT_YET_ENCODED
@@ -57,7 +58,7 @@ def _skeleton(paper: Paper, it: Item) -> str:
 # {fn}_hyp = hypothesis("<a hypothesis, as printed>", lambda fx: (True, 1.0))   # (holds, slack)
 #
 # @claim("{paper.name}.{it.key}", kind={it.kind!r}, title={it.title!r}, statement=<the statement above>,
-#        hypotheses=[{fn}_hyp], uses=<the uses above>,
+#        hypotheses=[{fn}_hyp], uses=<the uses above>, tags=<the tags above>,   # tags: --update follows the label
 #        fixtures=[random({fn}_random), adversarial({fn}_adversarial),
 #                  negative({fn}_random, mutation="wrong constant")])
 # def check_{fn}(fx):
@@ -140,17 +141,18 @@ def _label(call: ast.Call) -> str:
     return ""
 
 
-def scan(text: str, where: str) -> tuple[dict[str, tuple[int, int, str]], set[str], dict[str, tuple[int, int]]]:
-    """(pending calls by id -> their line span and label, every id declared, top-level assignments -> span)."""
+def scan(text: str, where: str) -> tuple[dict[str, tuple[int, int, str]], dict[str, str], dict[str, tuple[int, int]]]:
+    """(pending calls by id -> their line span and label, every id declared -> its label or '', top-level
+    assignments -> their line span)."""
     try:
         tree = ast.parse(text)
     except SyntaxError as exc:
         raise UsageError(f"{where}:{exc.lineno}: syntax error: {exc.msg}") from exc
     pending: dict[str, tuple[int, int, str]] = {}
-    declared: set[str] = set()
+    declared: dict[str, str] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and _call_name(node) in ("claim", "not_checkable") and _first_str(node):
-            declared.add(_first_str(node))
+            declared[_first_str(node)] = _label(node)
     for node in tree.body:
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and \
                 _call_name(node.value) == "not_checkable" and _first_str(node.value) and _is_pending(node.value):
@@ -178,19 +180,50 @@ def update_text(text: str, paper: Paper, where: str) -> tuple[str, list[str]]:
     notes: list[str] = []
     by_id = {f"{paper.name}.{it.key}": it for it in paper.items}
     by_label = {it.label: it for it in paper.items if it.label}
-    encoded = declared - set(pending)
+    encoded = {cid: label for cid, label in declared.items() if cid not in pending}
+    # An encoded claim is never rewritten; when the draft renumbers it (its label now carries another
+    # number) or gives its number to another item, the user renames it: say so, and register neither.
+    blocked: set[str] = set()
+    for cid, label in sorted(encoded.items()):
+        moved = by_label.get(label) if label else None
+        if moved is not None and f"{paper.name}.{moved.key}" != cid:
+            new_id = f"{paper.name}.{moved.key}"
+            blocked.add(new_id)
+            notes.append(f"{cid} (encoded) is now {moved.title} in the paper (\\label{{{label}}}): rename the "
+                         f"claim to {new_id} by hand, then run --update again")
+        now = by_id.get(cid)
+        if label and now is not None and now.label != label:
+            notes.append(f"{cid} (encoded, \\label{{{label}}}) names another item in the paper now: "
+                         f"{now.title}" + (f" (\\label{{{now.label}}})" if now.label else ""))
     # Each pending call is a slot for one item: the item with its label when the label is still there (a
     # renumbered item keeps its label: nothing was recorded under its old id, so the slot takes the new
     # one), else the item with its id.
+    slots: list[tuple[str, int, int, str, Item]] = []
     taken: set[str] = set()
+    stale: set[str] = set()
     for cid, (a, b, label) in sorted(pending.items(), key=lambda kv: kv[1][0]):
         it = by_label.get(label) if label else None
         it = it if it is not None else by_id.get(cid)
         new_id = f"{paper.name}.{it.key}" if it is not None else None
-        if new_id is None or new_id in encoded or new_id in taken:
+        if new_id is None or new_id in encoded or new_id in taken or new_id in blocked:
             notes.append(f"{cid}: no longer in the paper (left as it is: delete it if the item is gone)")
+            stale.add(cid)
             continue
         taken.add(new_id)
+        slots.append((cid, a, b, label, it))
+    added = [it for cid, it in by_id.items() if cid not in encoded and cid not in taken and cid not in blocked]
+    # uses name what the file will register: a moved encoded item by its encoded id; an item whose number
+    # an encoded claim still holds is left out (the id names another statement there).
+    exists = set(encoded) | taken | stale | {f"{paper.name}.{it.key}" for it in added}
+    alias = {f"{paper.name}.{by_label[lab].key}": cid for cid, lab in encoded.items() if lab in by_label}
+    clash = {cid for cid, lab in encoded.items() if lab and cid in by_id and by_id[cid].label != lab}
+
+    def fixed(it: Item) -> Item:
+        uses = [alias.get(u, u) for u in it.uses if u not in clash or u in alias]
+        return replace(it, uses=list(dict.fromkeys(u for u in uses if u in exists)))
+
+    for cid, a, b, label, it in slots:
+        new_id = f"{paper.name}.{it.key}"
         if new_id != cid:
             notes.append(f"{cid} renumbered: now {new_id} (\\label{{{label}}})")
             end = b
@@ -199,19 +232,21 @@ def update_text(text: str, paper: Paper, where: str) -> tuple[str, list[str]]:
             if end > b:   # its skeleton's comments name the old id
                 edits.append((b + 1, end, "".join(ln.replace(cid, new_id) for ln in lines[b:end])))
         if a >= 2 and lines[a - 2].startswith("# --- "):   # the heading comment generated with it
-            edits.append((a - 1, b, render_block(paper, it).split("# To encode", 1)[0]))
+            edits.append((a - 1, b, render_block(paper, fixed(it)).split("# To encode", 1)[0]))
         else:
-            edits.append((a, b, render_call(paper, it)))
+            edits.append((a, b, render_call(paper, fixed(it))))
     if "MACROS" in assigns:
         a, b = assigns["MACROS"]
         edits.append((a, b, render_macros(paper.macros)))
     for a, b, new in sorted(edits, reverse=True):
         lines[a - 1:b] = [new]
     new_text = "".join(lines)
-    added = [it for cid, it in by_id.items() if cid not in encoded and cid not in taken]
     if added:
-        new_text = new_text.rstrip("\n") + "\n" + "".join("\n\n" + render_block(paper, it) for it in added)
-    kept = sorted(encoded & set(by_id))
+        new_text = new_text.rstrip("\n") + "\n" + "".join("\n\n" + render_block(paper, fixed(it)) for it in added)
+    for cid, *_, it in slots:
+        if f"{paper.name}.{it.key}" != cid and re.search(rf"""['"]{re.escape(cid)}['"]""", new_text):
+            notes.append(f"{cid} is still named in the file (a uses list?): it is {paper.name}.{it.key} now")
+    kept = sorted(set(encoded) & set(by_id))
     if kept:
         notes.append(f"{len(kept)} encoded item(s) left untouched: {', '.join(kept)}")
     if added:
