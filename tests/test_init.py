@@ -204,9 +204,10 @@ Theorem 4.2. Under Assumption 3.2, the limit is a max-margin direction.
 Lemma 4.3 is used below; it is stated in the appendix.
 Proposition 5 The problem is equivalent to a convex program.
 A Proofs
-Lemma A.1. An auxiliary bound holds.
+Lemma A.1. An auxiliary bound holds:
+x <= y. (7)
 Proof. By Theorem 3.1 and Lemmas 4.3, A.1.
-Proof of Theorem 4.2. By Lemma A.1 and Assumption 3.2.
+Proof of Theorem 4.2. From (7) and Assumption 3.2.
 Lemma 4.3. A lemma printed after its first citation.
 """
 
@@ -218,7 +219,7 @@ def test_pdf_text_headings_and_references(tmp_path):
     assert items["thm3.1"].title == "Theorem 3.1 (Lyu and Li 2020)"
     assert items["thm4.2"].statement.startswith("Under Assumption 3.2, the limit is a max-margin direction.")
     assert items["thm4.2"].section == "4 Main results"
-    assert items["thm4.2"].uses == ["pap.lemA.1", "pap.asm3.2"]
+    assert items["thm4.2"].uses == ["pap.asm3.2", "pap.lemA.1"]   # lemA.1 through its equation (7)
     assert items["lemA.1"].uses == ["pap.thm3.1", "pap.lem4.3"]
 
 

@@ -25,6 +25,10 @@ _TXT_SECTION = re.compile(r"^(?:[A-Z]|\d+)(?:\.\d+)*\s+[A-Z][A-Za-z][^.]{0,70}$"
 _CONTINUES = {"by", "of", "in", "from", "and", "or", "to", "see", "using", "use", "with", "that", "the", "as",
               "under", "following", "applying", "via", "for", "on", "is", "are", "thus", "then", "our", "this"}
 _MAX_LINES = {".md": 8, ".txt": 14}
+# An equation number printed in a statement ("... (12)" at a line's end, or \tag{12}), and a proof's
+# reference to one ("from (12)", "by eq. (12)"): the proof uses the item whose statement numbers it.
+_EQ_TAG = re.compile(r"(?:\\tag\{(\d+)\}|\((\d+)\)\s*(?:\$\$)?\s*$)")
+_EQ_REF = re.compile(r"\b(?i:from|by|using|in|of|see|via|and|eqs?\.|equations?)\s+\((\d+)\)")
 
 
 def _continues(prev: str) -> bool:
@@ -81,6 +85,10 @@ def _is_section(line: str, md: bool) -> str | None:
     return s if _TXT_SECTION.match(s) and not s.endswith((".", ",")) else None
 
 
+def _refs(text: str) -> list[str]:
+    return text_refs(text) + [f"eq:{n}" for n in _EQ_REF.findall(text)]
+
+
 def read_text(path: str | Path, paper: str) -> Paper:
     p = Path(path)
     lines = p.read_text(encoding="utf-8", errors="replace").splitlines()
@@ -94,6 +102,7 @@ def read_text(path: str | Path, paper: str) -> Paper:
     proof_of: Item | None = None      # the item whose proof is being read
     taken = 0
     prev = ""
+    eq_owner: dict[str, str] = {}     # equation number -> the item whose statement prints it
     for lineno, line in enumerate(lines, 1):
         head = _heading(line, prev)
         proof = _PROOF.match(line) if head is None else None
@@ -104,6 +113,8 @@ def read_text(path: str | Path, paper: str) -> Paper:
             current = Item(kind, prefix, number, printed, name, rest, section, line=lineno)
             items.append(current)
             by_key.setdefault(current.key, current)
+            for m in _EQ_TAG.finditer(rest):
+                eq_owner.setdefault(m.group(1) or m.group(2), current.key)
             proof_of, taken = None, 1
         elif proof is not None:
             target = current
@@ -111,7 +122,7 @@ def read_text(path: str | Path, paper: str) -> Paper:
                 target = by_key.get(KINDS[proof.group(1).lower()][1] + proof.group(2))
             current, proof_of = None, target
             if proof_of is not None:
-                proof_of.refs.extend(text_refs(line[proof.end():]))
+                proof_of.refs.extend(_refs(line[proof.end():]))
         elif sec is not None:
             section, current, proof_of = sec, None, None
         elif current is not None:
@@ -126,12 +137,15 @@ def read_text(path: str | Path, paper: str) -> Paper:
                 else:
                     current.statement = (current.statement + "\n" + line.strip()).strip()
                     taken = abs(taken) + 1
+                    for m in _EQ_TAG.finditer(line):
+                        eq_owner.setdefault(m.group(1) or m.group(2), current.key)
         elif proof_of is not None:
-            proof_of.refs.extend(text_refs(line))
+            proof_of.refs.extend(_refs(line))
         prev = line
     items = dedupe(items, notes)
     for it in items:
         it.statement = it.statement.strip() or it.title
+        it.refs = [eq_owner.get(r[3:], "") if r.startswith("eq:") else r for r in it.refs]
     out = Paper(paper, str(p), items, {}, notes)
     resolve_uses(out)
     return out
