@@ -396,3 +396,35 @@ def test_update_never_renames_an_encoded_claim_but_says_so():
     assert "p.lem1 (encoded) is now Lemma 2 in the paper (\\label{lem:a}): rename the claim to p.lem2 by hand, " \
            "then run --update again" in notes
     assert "p.lem1 (encoded, \\label{lem:a}) names another item in the paper now: Lemma 1 (\\label{lem:new})" in notes
+
+
+@needs_latex
+def test_latex_restatable_and_nested_inputs_from_the_main_folder(tmp_path):
+    (tmp_path / "sections").mkdir()
+    write(tmp_path / "sections" / "main_result.tex", r"""
+    \begin{restatable}[Convergence]{theorem}{mainthm}\label{thm:conv}
+    The flow converges.
+    \end{restatable}
+    \input{sections/lemmas}
+    """)
+    write(tmp_path / "sections" / "lemmas.tex", r"""
+    \begin{lemma}\label{lem:one} One. \end{lemma}
+    """)
+    src = write(tmp_path / "paper.tex", r"""
+    \usepackage{thmtools}
+    \newtheorem{theorem}{Theorem}
+    \newtheorem{lemma}[theorem]{Lemma}
+    \begin{document}
+    \section{Results}
+    \input{sections/main_result}
+    \appendix
+    \section{Proofs}
+    \mainthm*
+    \begin{proof} By \cref{lem:one}. \end{proof}
+    \end{document}
+    """)
+    paper = read_paper(src, "pap")
+    assert [it.key for it in paper.items] == ["thm1", "lem2"]
+    thm = by_key(paper)["thm1"]
+    assert thm.title == "Theorem 1 (Convergence)" and thm.statement == "The flow converges."
+    assert thm.uses == ["pap.lem2"]   # the proof after the restatement is the theorem's

@@ -37,18 +37,21 @@ def _strip_comments(text: str) -> str:
     return "\n".join(re.sub(r"(?<!\\)%.*$", "", line) for line in text.splitlines())
 
 
-def expand_inputs(path: Path, depth: int = 0) -> str:
-    """The source with every ``\\input``/``\\include`` replaced by the file it names, comments removed."""
+def expand_inputs(path: Path, depth: int = 0, root: Path | None = None) -> str:
+    """The source with every ``\\input``/``\\include`` replaced by the file it names, comments removed.
+    A name is looked up as LaTeX does, from the main file's folder, then from the including file's."""
+    root = root or path.parent
     if depth > 20:
         raise UsageError(f"{path}: \\input nested more than 20 deep (a file that inputs itself?)")
     text = _strip_comments(path.read_text(encoding="utf-8", errors="replace"))
 
     def sub(m: re.Match) -> str:
         name = (m.group(1) or m.group(2)).strip()
-        for cand in (path.parent / name, path.parent / (name + ".tex")):
-            if cand.is_file():
-                return expand_inputs(cand, depth + 1)
-        raise UsageError(f"{path}: \\input{{{name}}}: no such file (looked in {path.parent})")
+        for folder in dict.fromkeys((root, path.parent)):
+            for cand in (folder / name, folder / (name + ".tex")):
+                if cand.is_file():
+                    return expand_inputs(cand, depth + 1, root)
+        raise UsageError(f"{path}: \\input{{{name}}}: no such file (looked in {root})")
 
     return _INPUT.sub(sub, text)
 
@@ -81,6 +84,7 @@ def _context(envs: dict[str, _Env]):
     macros += [MacroSpec(s, "*[{") for s in _SECTIONS]
     environments = [EnvironmentSpec(e + star, "[") for e in envs for star in ("", "*")]
     environments.append(EnvironmentSpec("proof", "["))
+    environments += [EnvironmentSpec("restatable", "[{{"), EnvironmentSpec("restatable*", "[{{")]
     db.add_context_category("verify-init", prepend=True, macros=macros, environments=environments)
     return db
 
@@ -184,6 +188,7 @@ def read_latex(path: str | Path, paper: str) -> Paper:
     label_key: dict[str, Item] = {}
     proofs: list[tuple[str, Item | None, str]] = []   # (optional argument, item before it, body)
     last: Item | None = None
+    restated: dict[str, Item] = {}   # thmtools restatable: macro name -> its item
 
     def sec_number(unit: str) -> str:
         parts = []
@@ -214,6 +219,8 @@ def read_latex(path: str | Path, paper: str) -> Paper:
                 elif n.macroname == "appendix":
                     appendix = True
                     sec["chapter" if sec["chapter"] else "section"] = 0
+                elif n.macroname in restated:   # \mainthm*: a restatement; the proof that follows is its
+                    last = restated[n.macroname]
                 continue
             if not isinstance(n, LatexEnvironmentNode):
                 visit(_children(n))
@@ -222,11 +229,21 @@ def read_latex(path: str | Path, paper: str) -> Paper:
             env = envs.get(name)
             if env is None and name.endswith("*") and name[:-1] in envs:
                 env = _Env(envs[name[:-1]].printed, None)   # thmtools' (and many classes') starred variant
+            if name in ("restatable", "restatable*") and _arg(n, 1) in envs:
+                # thmtools: \begin{restatable}[Name]{theorem}{macro} is the theorem; \macro* restates it later
+                # (same number, no new item)
+                inner = envs[_arg(n, 1)]
+                env = _Env(inner.printed, None if name.endswith("*") else inner.counter)
             if env is not None:
-                last = _item(n, env) or last
+                it = _item(n, env)
+                if it is not None:
+                    last = it
+                    if name.startswith("restatable"):
+                        restated[_arg(n, 2)] = it
                 visit(_children(n))
             elif name == "proof":
-                body = n.latex_verbatim()
+                kids = _children(n)
+                body = text[kids[0].pos:kids[-1].pos + kids[-1].len] if kids else ""
                 proofs.append((_arg(n, 0), last, body))
                 visit(_children(n))
             else:
@@ -272,9 +289,8 @@ def read_latex(path: str | Path, paper: str) -> Paper:
             target = named[0]
         if target is None:
             continue
-        inner = body[body.find("]") + 1:] if opt else body
-        target.refs.extend(label_key[lab].key for lab in _ref_labels(inner) if lab in label_key)
-        target.refs.extend(text_refs(_REF.sub("", inner)))
+        target.refs.extend(label_key[lab].key for lab in _ref_labels(body) if lab in label_key)
+        target.refs.extend(text_refs(_REF.sub("", body)))
     items = dedupe(items, notes)
     used = {k: v for k, v in macros.items()
             if any(re.search(re.escape(k) + r"(?![A-Za-z])", it.statement) for it in items)}
