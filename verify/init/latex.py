@@ -200,8 +200,13 @@ def read_latex(path: str | Path, paper: str) -> Paper:
             parts.append(chr(64 + v) if appendix and top and 0 < v <= 26 else str(v))
         return ".".join(parts)
 
-    def line_of(pos: int) -> int:
+    def line_of(pos: int) -> int:   # in the source with its \input files expanded
         return walker.pos_to_lineno_colno(pos)[0] if pos is not None else 0
+
+    def opening(n) -> str:
+        """Where an environment is, for a note: its first words (line numbers would count the expanded text)."""
+        words = " ".join(n.latex_verbatim().split())
+        return words[:60] + ("..." if len(words) > 60 else "")
 
     def visit(nodelist) -> None:
         nonlocal appendix, section_title, last
@@ -255,7 +260,7 @@ def read_latex(path: str | Path, paper: str) -> Paper:
     def _item(n, env: _Env) -> Item | None:
         kp = kind_of(env.printed)
         if kp is None:
-            notes.append(f"line {line_of(n.pos)}: environment {n.environmentname} ({env.printed}) is not a "
+            notes.append(f"{opening(n)!r}: environment {n.environmentname} ({env.printed}) is not a "
                          f"kind of statement verify knows; left out")
             return None
         kids = _children(n)
@@ -268,7 +273,7 @@ def read_latex(path: str | Path, paper: str) -> Paper:
             parent = within.get(c)
             number = f"{sec_number(parent)}.{counters[c]}" if parent in _SECTIONS else str(counters[c])
         elif not labels:
-            notes.append(f"line {line_of(n.pos)}: unnumbered {env.printed} without a \\label; not registered "
+            notes.append(f"{opening(n)!r}: unnumbered {env.printed} without a \\label; not registered "
                          f"(give it a \\label to register it)")
             return None
         statement = _LABEL.sub("", body).strip()
