@@ -349,6 +349,10 @@ def test_pdf_text_file_runs_with_exit_0(tmp_path):
     r = verify("--no-builtin", "list", "paper_claims.py", cwd=tmp_path)
     assert r.returncode == 0 and "6 claims, 0 checkable" in r.stdout
     assert verify("init", "paper.pdf", "-o", "x.py", cwd=tmp_path).returncode == 2
+    r = verify("init", "paper.txt", "-o", "missing/x.py", cwd=tmp_path)
+    assert r.returncode == 2 and "no such folder" in r.stderr
+    r = verify("init", "paper.txt", "-o", "x.txt", cwd=tmp_path)
+    assert r.returncode == 2 and "ends in .py" in r.stderr
 
 
 def test_coverage_counts_pending_apart_from_not_checkable():

@@ -38,6 +38,11 @@ def read_paper(path: str | Path, name: str | None = None) -> Paper:
         raise UsageError(f"--name {name!r}: a paper name is letters, digits and underscores")
     suffix = p.suffix.lower()
     if suffix == ".tex":
+        try:
+            import pylatexenc  # noqa: F401  (a dependency; say what to install rather than fail on import)
+        except ImportError as exc:
+            raise UsageError("reading LaTeX needs pylatexenc (a dependency of this project): "
+                             "python -m pip install pylatexenc") from exc
         from .latex import read_latex
 
         return read_latex(p, name)
@@ -87,6 +92,8 @@ def command(args: argparse.Namespace) -> int:
     out = Path(args.output)
     if out.suffix != ".py":
         raise UsageError(f"-o {out}: a claim file ends in .py")
+    if not out.parent.is_dir():
+        raise UsageError(f"-o {out}: no such folder {out.parent}")
     if out.exists() and not args.force:
         raise UsageError(f"{out} exists: refresh it with verify init --update {out} (or overwrite with --force)")
     paper = read_paper(args.paper, args.name)
