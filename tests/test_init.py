@@ -31,6 +31,17 @@ def verify(*args, cwd) -> subprocess.CompletedProcess:
                           cwd=cwd, env=env, timeout=300)
 
 
+def recorded_coverage(run_dir: Path) -> tuple[int, int, int]:
+    """(encoded, registered, not yet encoded) of paper draft, from a run's records, as a report reads them."""
+    from verify.records import read_records, split
+    from verify.verdicts import aggregate
+
+    claims, results, _ = split(read_records(run_dir / "records.jsonl"))
+    row = coverage(claims.values(), aggregate(claims.values(), results))["draft"]
+    assert row["verified"] == row["encoded"]
+    return row["encoded"], row["registered"], row["not_yet_encoded"]
+
+
 def by_key(paper):
     return {it.key: it for it in paper.items}
 
@@ -266,6 +277,7 @@ def test_init_writes_a_file_that_runs_and_update_keeps_encoded_checks(amsthm, tm
                  "--no-report", "--quiet", "--out", tmp_path / "run", cwd=tmp_path)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "draft: 9 not checkable" in run.stdout
+    assert recorded_coverage(tmp_path / "run") == (0, 9, 9)   # encoded, registered, not yet encoded
 
     # Encode lem2.1: replace its pending call by a check (what a user does with the skeleton).
     start = text.index("not_checkable(\n    'draft.lem2.1'")
@@ -291,6 +303,7 @@ def test_init_writes_a_file_that_runs_and_update_keeps_encoded_checks(amsthm, tm
                  "--no-report", "--quiet", "--out", tmp_path / "run2", cwd=tmp_path)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "1 verified" in run.stdout and "8 not checkable" in run.stdout
+    assert recorded_coverage(tmp_path / "run2") == (1, 9, 8)
 
     # The draft changes: a statement, a name, a new lemma (which renumbers the theorem), and lem2.1's text.
     src = amsthm.read_text()
