@@ -1,4 +1,4 @@
-"""Recall and spurious share of ``verify init`` on the four papers' extracted texts (issue 33).
+"""Recall and spurious share of ``verify init`` on the four papers' extracted texts (issue 33), and a held-out text.
 
 For each paper of ``../shared/papers`` (resolved from the repository root), read the text as ``verify init``
 does and compare its numbered items with the ids the hand catalogue (``theorems/``) registers in the form
@@ -6,11 +6,10 @@ kind + number (thm4.2, lemB.14, asmA.9, def1, rmk7 / rem1, prop5, cor4.4). Out o
 amended and derived variants (``lem5.2.amended``), informal items (``i1``), parts (``thm1.a``) and
 harness-named claims (``claim.zeta``, ``def.paths``, ``exp.fig2``): none of them has the form kind + number.
 
-recall = catalogue items found / catalogue items; spurious share = items found that the paper does not
-print as a numbered statement / items found. An item found but not in the catalogue is spurious unless it
-is listed in PRINTED_NOT_CATALOGUED below, each entry checked by reading the text at the line given (the
-hand catalogue registers only what the claim specifications list). Compared by kind and number: the
-catalogues' rem1 (wang2022) and rmk1 (min2024) are both remark 1.
+recall = catalogue items found / catalogue items; spurious share = items found that are not in the
+catalogue / items found (an upper bound: an item the paper prints but the catalogue left out would count
+as spurious; each is listed with its line, to be read). Compared by kind and number: the catalogues' rem1
+(wang2022) and rmk1 (min2024) are both remark 1.
 
     python3 benchmarks/init_recall.py                 # the table; exit 1 when a paper misses a target
     python3 benchmarks/init_recall.py --papers DIR    # the texts elsewhere (a worktree beside the repository)
@@ -31,10 +30,12 @@ sys.path.insert(0, str(ROOT))
 PAPERS_DIR = (ROOT / ".." / "shared" / "papers").resolve()
 TEXTS = {"lyu2021": "lyu2021-full.txt", "min2024": "min2024.md", "phuong2021": "phuong2021.md",
          "wang2022": "wang2022.txt"}
+# The main text of lyu2021 alone, against the catalogue's main-text items (numbers without an appendix
+# letter). The readers' heading rules were written looking at the four texts above; this one was not looked
+# at, so it is the held-out check.
+HELD_OUT = ("lyu2021", "lyu2021-main.md")
 _ID = re.compile(r"^(thm|lem|cor|prop|def|asm|rmk|rem|claim|obs|ex|exp|conj|cond)((?:[A-Z]\.)?\d+(?:\.\d+)*)$")
 _SAME = {"rem": "rmk"}   # one kind, two prefixes in the catalogues
-# Numbered items the paper prints that the hand catalogue does not register (checked in the text).
-PRINTED_NOT_CATALOGUED: dict[str, dict[str, str]] = {}
 TARGET_RECALL, TARGET_SPURIOUS = 0.95, 0.05
 
 
@@ -61,18 +62,17 @@ def measure(papers_dir: Path = PAPERS_DIR) -> list[dict]:
 
     cat = catalogue_keys()
     rows = []
-    for paper, fname in TEXTS.items():
+    main_only = {k for k in cat[HELD_OUT[0]] if re.search(r"[a-z]\d", k)}
+    for paper, fname, expected in [(p, f, cat[p]) for p, f in TEXTS.items()] + [(*HELD_OUT, main_only)]:
         found_items = read_paper(papers_dir / fname, paper).items
         found = {_key(it.key): it for it in found_items if _key(it.key)}
-        allowed = PRINTED_NOT_CATALOGUED.get(paper, {})
-        missed = sorted(cat[paper] - set(found))
-        extra = sorted(set(found) - cat[paper])
-        spurious = [k for k in extra if k not in allowed]
-        rows.append({"paper": paper, "text": fname, "catalogue": len(cat[paper]), "found": len(found),
-                     "hits": len(cat[paper] & set(found)), "missed": missed, "extra": extra,
-                     "spurious": spurious, "lines": {k: found[k].line for k in extra},
-                     "recall": len(cat[paper] & set(found)) / max(1, len(cat[paper])),
-                     "spurious_share": len(spurious) / max(1, len(found))})
+        missed = sorted(expected - set(found))
+        extra = sorted(set(found) - expected)
+        rows.append({"paper": paper, "text": fname, "catalogue": len(expected), "found": len(found),
+                     "hits": len(expected & set(found)), "missed": missed, "extra": extra,
+                     "lines": {k: found[k].line for k in extra},
+                     "recall": len(expected & set(found)) / max(1, len(expected)),
+                     "spurious_share": len(extra) / max(1, len(found))})
     return rows
 
 
@@ -86,20 +86,17 @@ def main() -> int:
         print(f"skipped: {papers_dir} is absent (the papers' texts are not in this checkout)")
         return 0
     rows = measure(papers_dir)
-    print("| paper | text | catalogue items | found | recall | printed, not catalogued | spurious | spurious share |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| paper | text | catalogue items | found | recall | not in the catalogue | spurious share |")
+    print("|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['paper']} | {r['text']} | {r['catalogue']} | {r['found']} | {r['hits']}/{r['catalogue']} = "
-              f"{100 * r['recall']:.1f}% | {len(r['extra']) - len(r['spurious'])} | {len(r['spurious'])} | "
-              f"{100 * r['spurious_share']:.1f}% |")
+              f"{100 * r['recall']:.1f}% | {len(r['extra'])} | {100 * r['spurious_share']:.1f}% |")
     ok = True
     for r in rows:
         for k in r["missed"]:
             print(f"{r['paper']}: missed {k}")
         for k in r["extra"]:
-            why = PRINTED_NOT_CATALOGUED.get(r["paper"], {}).get(k)
-            print(f"{r['paper']}: found {k} (line {r['lines'][k]}), not in the catalogue: "
-                  + (f"printed, {why}" if why else "SPURIOUS"))
+            print(f"{r['paper']}: found {k} (line {r['lines'][k]} of {r['text']}), not in the catalogue")
         ok &= r["recall"] >= TARGET_RECALL and r["spurious_share"] <= TARGET_SPURIOUS
     print("targets (recall >= 95%, spurious <= 5% per paper): " + ("met" if ok else "MISSED"))
     return 0 if ok else 1
