@@ -220,13 +220,18 @@ x <= y. (7)
 Proof. By Theorem 3.1 and Lemmas 4.3, A.1.
 Proof of Theorem 4.2. From (7) and Assumption 3.2.
 Lemma 4.3. A lemma printed after its first citation.
+B More proofs
+LEMMA B.1. A heading in capitals.
+Corollary B.2: A heading with a colon.
 """
 
 
 def test_pdf_text_headings_and_references(tmp_path):
     paper = read_text(write(tmp_path / "paper.txt", PDF_TEXT), "pap")
-    assert [it.key for it in paper.items] == ["thm3.1", "asm3.2", "thm4.2", "prop5", "lemA.1", "lem4.3"]
+    assert [it.key for it in paper.items] == ["thm3.1", "asm3.2", "thm4.2", "prop5", "lemA.1", "lem4.3", "lemB.1",
+                                              "corB.2"]
     items = by_key(paper)
+    assert items["lemB.1"].title == "Lemma B.1" and items["corB.2"].statement == "A heading with a colon."
     assert items["thm3.1"].title == "Theorem 3.1 (Lyu and Li 2020)"
     assert items["thm4.2"].statement.startswith("Under Assumption 3.2, the limit is a max-margin direction.")
     assert items["thm4.2"].section == "4 Main results"
@@ -360,7 +365,7 @@ def test_pdf_text_file_runs_with_exit_0(tmp_path):
     r = verify("init", "paper.txt", "-o", "paper_claims.py", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     r = verify("--no-builtin", "list", "paper_claims.py", cwd=tmp_path)
-    assert r.returncode == 0 and "6 claims, 0 checkable" in r.stdout
+    assert r.returncode == 0 and "8 claims, 0 checkable" in r.stdout
     assert verify("init", "paper.pdf", "-o", "x.py", cwd=tmp_path).returncode == 2
     r = verify("init", "paper.txt", "-o", "missing/x.py", cwd=tmp_path)
     assert r.returncode == 2 and "no such folder" in r.stderr

@@ -16,9 +16,11 @@ KINDS: dict[str, tuple[str, str]] = {
     "condition": ("condition", "cond"), "fact": ("claim", "fact"), "hypothesis": ("assumption", "hyp"),
 }
 
-# A printed item number: 4, 4.2, B.14, A.2.3, or a bare appendix letter with a number (A1 is rare; not taken).
+# A printed item number: 4, 4.2, B.14, A.2.3 (a letter glued to a number, A1, is rare and not taken).
 NUMBER = r"(?:[A-Z]\.)?\d+(?:\.\d+)*"
 _KIND_WORDS = "|".join(k.capitalize() for k in KINDS)
+# Headings also come in capitals (THEOREM 2.1., the AMS and SIAM styles); a reference in prose does not.
+HEADING_WORDS = _KIND_WORDS + "|" + "|".join(k.upper() for k in KINDS)
 # "by Lemma 3.1", "Assumptions 3.2 and 4.1", "Lemmas 1, 2 and 5": a textual reference to numbered items.
 TEXT_REF = re.compile(rf"\b({_KIND_WORDS})s?\s*~?\s*({NUMBER}(?:\s*(?:,|and|&|,\s*and)\s*{NUMBER})*)")
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .model import _KIND_WORDS, KINDS, NUMBER, Item, Paper, dedupe, resolve_uses, text_refs
+from .model import _KIND_WORDS, HEADING_WORDS, KINDS, NUMBER, Item, Paper, dedupe, resolve_uses, text_refs
 
 _OPEN = r"^\s*(?:#+\s*)?(?:\*\*|\*|_)?\s*"
-_HEAD = re.compile(_OPEN + rf"({_KIND_WORDS})\s+({NUMBER})(?:\*\*|\*)?(?P<rest>.*)$")
+_HEAD = re.compile(_OPEN + rf"({HEADING_WORDS})\s+({NUMBER})(?:\*\*|\*)?(?P<rest>.*)$")
 _INLINE = re.compile(rf":\s+(?:\*\*)?({_KIND_WORDS})\s+({NUMBER})(?:\*\*)?\.(?P<rest>\s.*)$")
 _PROOF = re.compile(_OPEN + r"Proof\b\s*(?:(?:of|for)\s+(" + _KIND_WORDS + r")\s+(" + NUMBER + r"))?")
 _MD_SECTION = re.compile(r"^#+\s*(?:\*\*)?\s*(.+?)\s*$")
@@ -58,7 +58,7 @@ def _heading(line: str, prev: str) -> tuple[str, str, str, str] | None:
     if _continues(prev) and not m.group(0).lstrip().startswith(("**", "#")):   # bold: a heading
         return None
     kind, number, rest = m.group(1), m.group(2), m.group("rest")
-    if rest.startswith(".") and not re.match(r"\.\d", rest):          # Theorem 4.2. / **Lemma 1.**
+    if rest.startswith((".", ":")) and not re.match(r"\.\d", rest):   # Theorem 4.2. / **Lemma 1.** / Lemma 2:
         return kind, number, "", _unbold(rest[1:])
     name_m = re.match(r"\s*(?:\*\*)?\s*\(", rest)
     if name_m:                                                        # Theorem 4.2 (Name). / (Name) text
@@ -68,7 +68,7 @@ def _heading(line: str, prev: str) -> tuple[str, str, str, str] | None:
             if depth == 0:
                 name = rest[i + 1:j].strip()
                 after = _unbold(rest[j + 1:])
-                return kind, number, name, _unbold(after[1:]) if after.startswith(".") else after
+                return kind, number, name, _unbold(after[1:]) if after.startswith((".", ":")) else after
         return None
     if re.match(r"\s+[A-Z(]", rest) or not rest.strip():             # Proposition 1 The non-convex ...
         if not rest.strip() and not m.group(0).lstrip().startswith(("*", "#")):
@@ -110,7 +110,7 @@ def read_text(path: str | Path, paper: str) -> Paper:
         if head is not None:
             printed, number, name, rest = head
             kind, prefix = KINDS[printed.lower()]
-            current = Item(kind, prefix, number, printed, name, rest, section, line=lineno)
+            current = Item(kind, prefix, number, printed.capitalize(), name, rest, section, line=lineno)
             items.append(current)
             by_key.setdefault(current.key, current)
             for m in _EQ_TAG.finditer(rest):
