@@ -129,6 +129,9 @@ def read_text(path: str | Path, paper: str) -> Paper:
             blank = not line.strip()
             if blank and md and taken > 0:
                 taken = -abs(taken)   # a paragraph ended: the statement goes on only with a display or list
+            elif blank and current.statement.rstrip().endswith("."):
+                current = None        # plain text: a blank line after a full stop ends it (one inside a
+                #                       formula, "f(x) =" then a blank line, does not)
             elif not blank:
                 if taken < 0 and not re.match(r"\s*(\$\$|\*|-|\(|\\\[|\d+\.)", line):
                     current = None
