@@ -8,6 +8,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from verify.claims import NOT_YET_ENCODED, Registry, claim, not_checkable, random
 from verify.coverage import coverage, coverage_line, is_numbered
@@ -450,3 +452,23 @@ def test_latex_restatable_and_nested_inputs_from_the_main_folder(tmp_path):
     thm = by_key(paper)["thm1"]
     assert thm.title == "Theorem 1 (Convergence)" and thm.statement == "The flow converges."
     assert thm.uses == ["pap.lem2"]   # the proof after the restatement is the theorem's
+
+
+@given(st.text(), st.text())
+@settings(max_examples=200, deadline=None)
+def test_statements_round_trip_through_the_file_and_its_update(old, new):
+    """Any text a reader extracts (control characters, \\u2028, quotes, backslashes) is written as a literal
+    that reads back as itself, and --update finds and replaces it by line."""
+    import ast
+
+    from verify.init.model import Item, Paper
+    from verify.init.writer import render_file
+
+    paper = Paper("p", "p.txt", [Item("lemma", "lem", "1", "Lemma", statement=old),
+                                 Item("theorem", "thm", "2", "Theorem", statement="fixed")])
+    text = render_file(paper, "p.py")
+    paper.items[0].statement = new
+    updated, _ = update_text(text, paper, "p.py")
+    calls = [n.value for n in ast.parse(updated).body if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)]
+    got = {c.args[0].value: next(k.value.value for k in c.keywords if k.arg == "statement") for c in calls}
+    assert got == {"p.lem1": new, "p.thm2": "fixed"}

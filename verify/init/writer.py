@@ -23,7 +23,7 @@ _WIDTH = 110
 
 def _literal(s: str) -> str:
     """A raw triple-quoted literal when the text allows one (TeX reads best unescaped), else repr."""
-    if '"""' not in s and not s.endswith(("\\", '"')) and "\r" not in s and "\\N{" not in s:
+    if '"""' not in s and not s.endswith(("\\", '"')) and all(c >= " " or c in "\n\t" for c in s):
         return 'r"""' + s + '"""'
     return repr(s)
 
@@ -175,7 +175,7 @@ def source_of(text: str, path: Path) -> Path:
 def update_text(text: str, paper: Paper, where: str) -> tuple[str, list[str]]:
     """The file with its pending items refreshed from ``paper`` and its new items appended; and notes."""
     pending, declared, assigns = scan(text, where)
-    lines = text.splitlines(keepends=True)
+    lines = _lines(text)
     edits: list[tuple[int, int, str]] = []   # (first line, last line, replacement), 1-based, inclusive
     notes: list[str] = []
     by_id = {f"{paper.name}.{it.key}": it for it in paper.items}
@@ -254,6 +254,12 @@ def update_text(text: str, paper: Paper, where: str) -> tuple[str, list[str]]:
     return new_text, notes
 
 
+def _lines(text: str) -> list[str]:
+    """Lines as Python counts them (str.splitlines would also split at \\x0c, \\x85 or \\u2028 inside a
+    statement extracted from a PDF, and the line numbers of :mod:`ast` would no longer match)."""
+    parts = text.split("\n")
+    return [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
 def diff(old: str, new: str, name: str) -> str:
-    return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                        f"{name} (before)", f"{name} (after)"))
+    return "".join(difflib.unified_diff(_lines(old), _lines(new), f"{name} (before)", f"{name} (after)"))
