@@ -390,11 +390,6 @@ class Claim:
         return self.check is not None
 
     @property
-    def pending(self) -> bool:
-        """Registered but not yet encoded (reason :data:`NOT_YET_ENCODED`), as against not checkable."""
-        return self.check is None and self.reason == NOT_YET_ENCODED
-
-    @property
     def negative_controls(self) -> int:
         return sum(1 for u in self.fixtures if u.kind == S.NEGATIVE)
 
@@ -605,7 +600,7 @@ def claim(cid: str, *, kind: str, statement: str, hypotheses: Sequence[Hypothesi
 
 
 # The reason of an item registered but not yet encoded (``verify init`` writes it): it is work to do, not a
-# finding that the item cannot be checked, and coverage counts it apart (see :attr:`Claim.pending`).
+# finding that the item cannot be checked, and coverage counts it apart (``verify.coverage``).
 NOT_YET_ENCODED = "not yet encoded"
 
 
