@@ -471,3 +471,33 @@ def test_statements_round_trip_through_the_file_and_its_update(old, new):
     calls = [n.value for n in ast.parse(updated).body if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)]
     got = {c.args[0].value: next(k.value.value for k in c.keywords if k.arg == "statement") for c in calls}
     assert got == {"p.lem1": new, "p.thm2": "fixed"}
+
+
+@needs_latex
+def test_latex_counter_within_a_theorem_chapters_and_wrapped_references(tmp_path):
+    src = write(tmp_path / "thesis.tex", r"""
+    \documentclass{report}
+    \usepackage{amsthm,prettyref}
+    \newtheorem{theorem}{Theorem}[section]
+    \newtheorem{corollary}{Corollary}[theorem]
+    \newtheorem{lemma}[theorem]{Lemma}
+    \newcommand{\pref}[1]{\prettyref{#1}}
+    \begin{document}
+    \chapter{One}
+    \section{A}
+    \begin{lemma}\label{lem:x} X. \end{lemma}
+    \begin{theorem}\label{thm:y} Y. \end{theorem}
+    \begin{corollary} Z. \end{corollary}
+    \begin{corollary} W. \end{corollary}
+    \begin{proof} By \pref{thm:y} and \prettyref{lem:x}. \end{proof}
+    \begin{theorem} V. \end{theorem}
+    \begin{corollary} U. \end{corollary}
+    \chapter{Two}
+    \section{B}
+    \begin{theorem} T. \end{theorem}
+    \end{document}
+    """)
+    paper = read_paper(src)
+    assert [it.key for it in paper.items] == ["lem1.1.1", "thm1.1.2", "cor1.1.2.1", "cor1.1.2.2", "thm1.1.3",
+                                              "cor1.1.3.1", "thm2.1.1"]
+    assert by_key(paper)["cor1.1.2.2"].uses == ["thesis.thm1.1.2", "thesis.lem1.1.1"]

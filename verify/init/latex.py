@@ -25,8 +25,18 @@ from pathlib import Path
 from ..errors import UsageError
 from .model import Item, Paper, dedupe, kind_of, resolve_uses, text_refs
 
-_REF = re.compile(r"\\(?:ref|eqref|autoref|cref|Cref|cpageref|Cpageref|nameref|labelcref|crefrange|Crefrange|"
-                  r"vref|Vref)\*?\s*\{([^}]*)\}")
+_REF_MACROS = ("ref", "eqref", "autoref", "cref", "Cref", "cpageref", "Cpageref", "nameref", "labelcref", "crefrange",
+               "Crefrange", "vref", "Vref", "prettyref")
+# A macro of the preamble that wraps one of them (\newcommand{\pref}[1]{\prettyref{#1}}) is a reference too.
+_WRAPS_REF = re.compile(r"\\(?:" + "|".join(_REF_MACROS) + r")\*?\s*\{#1\}")
+
+
+def _ref_pattern(macros: dict[str, str]) -> re.Pattern:
+    names = list(_REF_MACROS) + [k[1:] for k, body in macros.items() if _WRAPS_REF.search(body)]
+    return re.compile(r"\\(?:" + "|".join(map(re.escape, sorted(names, key=len, reverse=True))) +
+                      r")\*?\s*\{([^}]*)\}")
+
+
 _LABEL = re.compile(r"\\label\s*\{([^}]*)\}")
 _INPUT = re.compile(r"\\(?:input|include)\s*(?:\{([^}]*)\}|([^\s{}\\]+))")
 _DEF = re.compile(r"\\(?:g|e|x)?def\s*(\\[A-Za-z]+)\s*((?:#\d)*)\s*\{")
@@ -189,6 +199,8 @@ def read_latex(path: str | Path, paper: str) -> Paper:
     proofs: list[tuple[str, Item | None, str]] = []   # (optional argument, item before it, body)
     last: Item | None = None
     restated: dict[str, Item] = {}   # thmtools restatable: macro name -> its item
+    shown: dict[str, str] = {}       # counter -> the number it printed last (for counters within it)
+    ref = _ref_pattern(macros)
 
     def sec_number(unit: str) -> str:
         parts = []
@@ -270,8 +282,13 @@ def read_latex(path: str | Path, paper: str) -> Paper:
         if env.counter is not None:
             c = env.counter
             counters[c] = counters.get(c, 0) + 1
+            for d, parent in within.items():   # \newtheorem{cor}{Corollary}[theorem]: restarts with theorem
+                if parent == c:
+                    counters[d] = 0
             parent = within.get(c)
-            number = f"{sec_number(parent)}.{counters[c]}" if parent in _SECTIONS else str(counters[c])
+            number = (f"{sec_number(parent)}.{counters[c]}" if parent in _SECTIONS
+                      else f"{shown[parent]}.{counters[c]}" if parent in shown else str(counters[c]))
+            shown[c] = number
         elif not labels:
             notes.append(f"{opening(n)!r}: unnumbered {env.printed} without a \\label; not registered "
                          f"(give it a \\label to register it)")
@@ -288,14 +305,14 @@ def read_latex(path: str | Path, paper: str) -> Paper:
     by_key = {it.key: it for it in items}
     for opt, before, body in proofs:
         target = before
-        named = [label_key[lab] for lab in _ref_labels(opt) if lab in label_key]
-        named += [by_key[k] for k in text_refs(_REF.sub("", opt)) if k in by_key]
+        named = [label_key[lab] for lab in _ref_labels(ref, opt) if lab in label_key]
+        named += [by_key[k] for k in text_refs(ref.sub("", opt)) if k in by_key]
         if named:
             target = named[0]
         if target is None:
             continue
-        target.refs.extend(label_key[lab].key for lab in _ref_labels(body) if lab in label_key)
-        target.refs.extend(text_refs(_REF.sub("", body)))
+        target.refs.extend(label_key[lab].key for lab in _ref_labels(ref, body) if lab in label_key)
+        target.refs.extend(text_refs(ref.sub("", body)))
     items = dedupe(items, notes)
     used = {k: v for k, v in macros.items()
             if any(re.search(re.escape(k) + r"(?![A-Za-z])", it.statement) for it in items)}
@@ -304,5 +321,5 @@ def read_latex(path: str | Path, paper: str) -> Paper:
     return out
 
 
-def _ref_labels(text: str) -> list[str]:
-    return [lab.strip() for m in _REF.finditer(text) for lab in m.group(1).split(",") if lab.strip()]
+def _ref_labels(ref: re.Pattern, text: str) -> list[str]:
+    return [lab.strip() for m in ref.finditer(text) for lab in m.group(1).split(",") if lab.strip()]
