@@ -299,7 +299,8 @@ def test_init_writes_a_file_that_runs_and_update_keeps_encoded_checks(amsthm, tm
 
 
         @claim("draft.lem2.1", kind="lemma", statement="norm is nonnegative", uses=["draft.def1"],
-               fixtures=[random(vectors), negative(vectors, mutation="negated")])
+               fixtures=[random(vectors), negative(vectors, mutation="negated")], fidelity="faithful",
+               cannot_fail="a norm is nonnegative on every input: no hypothesis to break")
         def check_lem(fx):
             ev = Evidence()
             n = float((fx["x"] ** 2).sum()) ** 0.5

@@ -143,14 +143,38 @@ def cmd_run(args: argparse.Namespace) -> int:
     return outcome.exit_code
 
 
+def paper_line(counts: dict) -> str:
+    """One paper's counts in words: statuses (fully verified among the verified, not beside them), verified
+    claims by fidelity, the marks, hypotheses shown necessary, errata by slip, and unexpected claims."""
+    statuses = [k for k in S.STATUSES if k != S.FULLY_VERIFIED and counts.get(k)]
+    parts = []
+    for k in statuses:
+        n = counts[k]
+        if k == S.VERIFIED:
+            fid = ", ".join(f"{counts[f'verified {f}']} {f}" for f in (*S.FIDELITIES, S.UNDECLARED)
+                            if counts.get(f"verified {f}"))
+            parts.append(f"{n} verified ({counts.get(S.FULLY_VERIFIED, 0)} fully; {fid})")
+        else:
+            parts.append(f"{n} {k}")
+    out = ", ".join(parts)
+    marks = [f"{counts[k]} {k}" for k in (S.LOOSE, S.CANNOT_FAIL) if counts.get(k)]
+    if counts.get("hypotheses broken"):
+        marks.append(f"hypotheses shown necessary {counts.get('hypotheses shown necessary', 0)} of "
+                     f"{counts['hypotheses broken']} broken")
+    if counts.get("statements affected"):
+        marks.append(f"errata: {counts.get('independent slips', 0)} independent slips, "
+                     f"{counts['statements affected']} statements affected")
+    if counts.get(S.UNEXPECTED):
+        n = counts[S.UNEXPECTED]
+        marks.append(f"{n} claim{'s' if n != 1 else ''} not as expected")
+    return out + "".join(f"; {m}" for m in marks)
+
+
 def _print_summary(outcome) -> None:
     from .verdicts import display_status, paper_counts
 
     for paper, counts in paper_counts(outcome.statuses).items():
-        marks = {S.LOOSE, S.UNEXPECTED}
-        parts = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()) if k not in marks)
-        extra = "".join(f"; {counts[k]} {k}" for k in (S.UNEXPECTED, S.LOOSE) if counts.get(k))
-        print(f"{paper}: {parts}{extra}")
+        print(f"{paper}: {paper_line(counts)}")
     by_claim: dict[str, list[dict]] = {}
     for r in outcome.results:
         by_claim.setdefault(r["claim"], []).append(r)

@@ -59,8 +59,11 @@ def _skeleton(paper: Paper, it: Item) -> str:
 #
 # @claim("{paper.name}.{it.key}", kind={it.kind!r}, title={it.title!r}, statement=<the statement above>,
 #        hypotheses=[{fn}_hyp], uses=<the uses above>, tags=<the tags above>,   # tags: --update follows the label
+#        fidelity="faithful",   # or "proxy" / "partial" with fidelity_note=..., or "definitional"
 #        fixtures=[random({fn}_random), adversarial({fn}_adversarial),
-#                  negative({fn}_random, mutation="wrong constant")])
+#                  negative({fn}_random, mutation="wrong constant"),   # power: the check must refute it
+#                  negative({fn}_adversarial)])   # breaks the hypothesis: a probe on which the conclusion
+#                                                 # should fail, showing the hypothesis matters
 # def check_{fn}(fx):
 #     ev = Evidence()
 #     measured, bound = 0.0, 1.0        # the two sides of the conclusion, computed on fx
