@@ -266,7 +266,7 @@ def test_claim_section_shows_hypotheses_fixtures_evidence_and_dependencies(page)
     assert "gauss-0.0" in sec and "toy.gauss" in sec and "n=4, d=2" in sec
     assert "measured" in sec and "predicted" in sec and "tolerance" in sec
     assert "python -m verify run toy.lem1 --task 1.0 --seed 7" in sec
-    assert "verify run toy.lem1 --profile quick --seed 0" in sec  # the claim's command, as the run ran it
+    assert "verify --no-builtin run module:tests toy.lem1 --profile quick --seed 0" in sec  # the claim's command, as the run ran it
     assert "control caught (refuted)" in sec
     assert 'href="#claim-toy.def1"' in sec  # uses
     assert 'href="#claim-toy.thm3"' in sec  # used by
@@ -404,8 +404,8 @@ def test_merged_runs_carry_a_run_column_and_full_commands():
     sec = page.split('id="claim-toy.lem2"', 1)[1]
     fixtures = sec.split('<table class="fixtures">', 1)[1].split("</table>", 1)[0]
     assert "<th>run</th>" in fixtures and "run 1" in fixtures and "run 2" in fixtures
-    assert "verify run toy.lem2 --profile quick --seed 0    # run 1" in sec
-    assert "verify run toy.lem2 --profile standard --seed 5    # run 2" in sec
+    assert "verify --no-builtin run module:tests toy.lem2 --profile quick --seed 0    # run 1" in sec
+    assert "verify --no-builtin run module:tests toy.lem2 --profile standard --seed 5    # run 2" in sec
 
 
 def test_room_roles_and_empty_quantifiers_are_visible():

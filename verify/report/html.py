@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import gzip
 import re
+import shlex
 import time
 from html import escape
 from urllib.parse import urlencode
@@ -403,16 +404,22 @@ def _evidence_block(r: dict, run: str) -> str:
 
 def claim_command(v: ClaimView, run: dict | None) -> str:
     """The command that reruns the claim as that run did: its file, profile and seed."""
-    parts = ["verify", "run"]
     source = str(v.claim.get("source") or "")
+    if source == "__main__":  # declared in a notebook: no shell command can load it as it is
+        from ..api import notebook_repro
+
+        return notebook_repro(v.id, None, str((run or {}).get("profile") or "quick"), int((run or {}).get("seed") or 0))
+    parts = ["verify", "run"]
     if source.endswith(".py"):
-        parts.append(source)
+        parts = ["verify", "--no-builtin", "run", source]
+    elif source and source.split(".")[0] != "theorems":
+        parts = ["verify", "--no-builtin", "run", f"module:{source}"]
     parts.append(v.id)
     if run:
         for flag in ("profile", "seed"):
             if run.get(flag) is not None:
                 parts += [f"--{flag}", str(run[flag])]
-    return " ".join(parts)
+    return shlex.join(parts)
 
 
 def _repro_html(v: ClaimView, model: ReportModel) -> str:
