@@ -2,7 +2,7 @@
 
 Cards store their bodies gzipped, many to a stream (``.lazy[data-z="STREAM.INDEX"]`` refers to a body of
 ``script#zSTREAM``); opening a card inflates its stream once, with the browser's DecompressionStream, and
-puts that card's body in place. Hash keys: ``paper``, ``status``, ``kind``, ``unexpected=1``, ``unguarded=1``, ``loose=1``, ``q`` (text in
+puts that card's body in place. Hash keys: ``paper``, ``status``, ``kind``, ``unexpected=1``, ``unguarded=1``, ``loose=1``, ``cannotfail=1``, ``q`` (text in
 the id or the statement), ``sort=COLUMN:asc|desc``, ``open=ID``; ``#claim-ID`` opens one claim.
 """
 
@@ -13,7 +13,8 @@ SCRIPT = """
   var secs = Array.prototype.slice.call(document.querySelectorAll('details.claim'));
   var byId = function (id) { return document.getElementById(id); };
   var selects = {paper: byId('filter-paper'), status: byId('filter-status'), kind: byId('filter-kind')};
-  var checks = {unexpected: byId('filter-unexpected'), unguarded: byId('filter-unguarded'), loose: byId('filter-loose')};
+  var checks = {unexpected: byId('filter-unexpected'), unguarded: byId('filter-unguarded'), loose: byId('filter-loose'),
+                cannotfail: byId('filter-cannotfail')};
   var ft = byId('filter-text'), count = byId('filter-count');
   var heads = Array.prototype.slice.call(document.querySelectorAll('#claim-table th[data-sort]'));
   var text = {};
