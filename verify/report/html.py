@@ -292,11 +292,15 @@ def graphs_html(model: ReportModel) -> str:
     parts = ['<section id="graphs"><h2>Dependency graphs</h2>'
              f'<p class="legend small">{legend} <span class="muted">Columns by dependency depth; arrows run from '
              "a dependency to the claim that uses it; dashed: not checkable, or a claim of another paper (grey "
-             "text: not in this report). Click a node to open its claim.</span></p>"]
+             "text: not in this report). Click a node to open its claim; hover for its full id. Each graph fits "
+             "its box: zoom with the buttons (or ctrl + wheel), drag to pan.</span></p>"]
     for k, paper in enumerate(model.papers):
         svg = dependency_svg(model.of_paper(paper), paper, k, model.claims)
         parts.append(f'<details class="graph-paper" open><summary><h3 id="graph-{escape(paper)}" '
-                     f'style="display:inline">{escape(paper)}</h3></summary><div class="graph">{svg}</div></details>')
+                     f'style="display:inline">{escape(paper)}</h3></summary>'
+                     '<div class="graph-tools small"><button type="button" data-zoom="in">zoom in</button>'
+                     '<button type="button" data-zoom="out">zoom out</button><button type="button" data-zoom="fit">'
+                     f'fit</button></div><div class="graph">{svg}</div></details>')
     parts.append("</section>")
     return "".join(parts)
 

@@ -144,9 +144,11 @@ def first_line(statement: str, limit: int = FIRST_LINE_CHARS) -> str:
             out.append(piece)
             n += len(piece) // 2
             continue
-        sentence_end = re.search(r"(?<=[a-z0-9)\]])\.\s", piece) if n > 40 else None
-        if sentence_end:
-            out.append(piece[:sentence_end.start() + 1])
+        # the first sentence end at least 40 characters in (an abbreviation early on is not one)
+        skip = max(0, 40 - n)
+        sentence_end = re.search(r"(?<=[a-z0-9)\]>])\.\s", piece[skip:]) if n + len(piece) > 40 else None
+        if sentence_end and n + skip + sentence_end.start() <= limit:
+            out.append(piece[:skip + sentence_end.start() + 1])
             return "".join(out)
         if n + len(piece) > limit:
             cut = piece[:max(0, limit - n)].rsplit(" ", 1)[0]

@@ -138,7 +138,10 @@ details.fixture>summary{cursor:pointer}
 .statement{background:#fdfdf6;border-left:4px solid #c9c37a;padding:6px 10px;margin:6px 0}
 .role{font-size:11px;padding:0 4px;border-radius:3px;border:1px solid #999;white-space:nowrap}
 .role.validity{background:#eef3fb;border-color:#6d8fc7}
-.graph{overflow:auto;max-height:900px;background:#fff;border:1px solid #d8d8d8;border-radius:6px;padding:6px}
+.graph{overflow-x:hidden;overflow-y:auto;max-height:900px;background:#fff;border:1px solid #d8d8d8;border-radius:6px;
+ padding:6px}
+.graph svg.depgraph{display:block;touch-action:none}
+.graph-tools button{margin-right:6px}
 .graph svg a:hover rect{stroke:#000;stroke-width:2}
 .isolated{margin-top:8px;display:flex;flex-wrap:wrap;gap:4px}
 .isolated>div{flex-basis:100%}
