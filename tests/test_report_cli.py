@@ -137,7 +137,7 @@ def test_progress_is_silent_off_a_terminal_and_counts_on_one():
     bar.update({"claim": "a.c", "verdict": "pass", "as_expected": True})
     bar.close()
     text = tty.getvalue()
-    assert "2/4" in text and "unexpected: 1" in text and "<" in text  # elapsed<remaining
+    assert "2/4" in text and "fixtures not as expected: 1" in text and "<" in text  # elapsed<remaining
     assert bar.bad == 1
 
 
