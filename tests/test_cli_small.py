@@ -66,3 +66,18 @@ def test_a_mistyped_claim_id_gets_a_suggestion(capsys):
     assert cli.main(["--no-builtin", "run", str(TODAY), "api.cauchy_schwartz", "--profile", "quick"]) == 2
     err = capsys.readouterr().err
     assert "matches no registered claim" in err and "did you mean api.cauchy_schwarz?" in err
+
+
+def test_show_says_how_a_hunt_found_its_counterexample():
+    from verify.show import hunt_lines
+
+    h = {"status": "counterexample", "evaluations": 32, "spent_s": 1.1, "found_by": "search",
+         "found": {"phase": "hypothesis", "evaluations_to_first": 16, "seconds_to_first": 0.9, "shrink_steps": 7,
+                   "first": {"fixture": "fam(n=9, seed=3)", "slack": -0.26},
+                   "shrunk": {"fixture": "fam(n=2, seed=0)", "slack": -2.3, "reason": "mistakes 1 > 0.3"}},
+         "confirmation": {"confirmed": True, "replay": {"verdict": "refuted"}, "careful": {"verdict": "refuted"},
+                          "neighbourhood": {"refuted": 4, "tried": 4}}}
+    text = "\n".join(hunt_lines(h))
+    assert "found by search (hypothesis phase) after 16 evaluation(s)" in text and "fam(n=9, seed=3)" in text
+    assert "shrunk in 7 step(s) to fam(n=2, seed=0)" in text
+    assert "confirmed: yes (replay refuted, careful refuted, 4 of 4 neighbours refuted)" in text
