@@ -143,8 +143,11 @@ def test_plain_text_math_is_converted_to_tex_conservatively():
     assert r"$\bar{a}_{k}$" in plain_math_tex(CATALOGUE[3]) and r"r $\hat{\theta}$" in plain_math_tex(CATALOGUE[3])
     # English stays English; TeX already there is left alone.
     for text in ("a bar of chocolate, the hat^ is on", "emu, mutual, alphabet, betatron",
-                 r"already $\mu_+ \le \|x\|$ typeset", "x - y <= 2 and f(x) = 3"):
+                 r"already $\mu_+ \le \|x\|$ typeset", "x - y = 2 and f(x) = 3", "C++, a~b, x^y"):
         assert plain_math_tex(text) == text, text
+    # ASCII relations between spaces become their symbols; powers with a bracketed exponent are raised.
+    assert plain_math_tex("a <= b, c != d, t -> 0, size ~ 2") == "a ≤ b, c ≠ d, t → 0, size ∼ 2"
+    assert plain_math_tex("sigma^(1/2) and r^(1-kappa)") == r"$\sigma^{1/2}$ and $r^{1-\kappa}$"
     for text in CATALOGUE:
         html = prose_html(text)
         seen = visible_text(html)

@@ -164,7 +164,7 @@ def first_line(statement: str, limit: int = FIRST_LINE_CHARS) -> str:
 GREEK = ("alpha beta gamma delta epsilon varepsilon eps zeta eta theta vartheta iota kappa lambda mu nu xi "
          "pi rho sigma tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Phi Psi "
          "Omega").split()
-OPERATORS = ("max min sup inf log exp lim argmax argmin sgn sign diag tr").split()
+OPERATORS = ("max min sup inf log exp lim argmax argmin sgn sign diag tr cos sin tan ln").split()
 _BASE = (r"(?:\\?(?:" + "|".join(sorted(GREEK, key=len, reverse=True)) + r")(?![A-Za-z])"
          r"|(?:" + "|".join(OPERATORS) + r")(?=[_^])|[A-Za-z])'*")
 _ONE = r"(?:\{[^{}]{0,60}\}|\\[A-Za-z]+|[A-Za-z0-9]+|[+\-*])"
@@ -288,7 +288,8 @@ _PLAIN_MATH = re.compile(
     r"(?P<npow>\^\{[^{}]{1,12}\}|\^[0-9]{1,2})?)"
     r"|(?P<exp>(?<![A-Za-z0-9])e\^\{(?P<ebody>[^{}\n]{1,48})\})"
     r"|(?P<sqrt>(?<![A-Za-z])sqrt\((?P<sbody>[^()\n]{1,32})\))"
-    r"|(?P<tilde>(?<![A-Za-z0-9\\])(?P<tbase>" + _GREEK_ALT + r"|[A-Za-z])~(?P<tscripts>" + _SCRIPTS + r")?)"
+    r"|(?P<ppow>(?<![A-Za-z0-9\\])(?P<pbase>" + _GREEK_ALT + r"|[A-Za-z])\^\((?P<pbody>[^()\n]{1,16})\))"
+    r"|(?P<tilde>(?<![A-Za-z0-9\\])(?P<tbase>" + _GREEK_ALT + r"|[A-Za-z])~(?P<tscripts>" + _SCRIPTS + r")?(?![A-Za-z0-9]))"
     r"|(?P<bar>(?<![A-Za-z0-9\\])(?P<bbase>" + _GREEK_ALT + r"|[A-Za-z])bar(?P<bdigits>[0-9]{0,2})(?P<bsign>" + _SIGN
     + r")?(?P<bscripts>" + _SCRIPTS + r")?" + _END + r")"
     r"|(?P<hat>(?<![A-Za-z0-9\\])(?P<hbase>" + _GREEK_ALT + r"|[A-Za-z])\^(?=[\s,.;:)]|$))"
@@ -313,6 +314,8 @@ def _piece_tex(m: re.Match) -> str:
         return out
     if m.group("exp"):
         return "e^{" + plain_expr_tex(m.group("ebody")) + "}"
+    if m.group("ppow"):
+        return token_tex(m.group("pbase")) + "^{" + plain_expr_tex(m.group("pbody")) + "}"
     if m.group("sqrt"):
         return r"\sqrt{" + plain_expr_tex(m.group("sbody")) + "}"
     if m.group("tilde"):
@@ -374,6 +377,15 @@ def plain_math_tex(text: object) -> str:
     return "".join(out)
 
 
+# Relations written in ASCII between spaces, in the prose around the formulas: their symbols.
+_PROSE_RELATIONS = re.compile(r"(?<=\s)(<=|>=|!=|->|~)(?=\s)")
+_PROSE_SYMBOLS = {"<=": "≤", ">=": "≥", "!=": "≠", "->": "→", "~": "∼"}
+
+
+def _prose(text: str) -> str:
+    return _PROSE_RELATIONS.sub(lambda m: _PROSE_SYMBOLS[m.group(1)], text)
+
+
 def _plain_segment(text: str) -> str:
     """Each run of adjacent matches as one ``$...$`` (two spans side by side would read as ``$$``)."""
     out, pos, run = [], 0, []
@@ -382,12 +394,12 @@ def _plain_segment(text: str) -> str:
             out.append("$" + "".join(run) + "$")
             run = []
         if not run:
-            out.append(text[pos:m.start()])
+            out.append(_prose(text[pos:m.start()]))
         run.append(_piece_tex(m))
         pos = m.end()
     if run:
         out.append("$" + "".join(run) + "$")
-    out.append(text[pos:])
+    out.append(_prose(text[pos:]))
     return "".join(out)
 
 
