@@ -302,6 +302,8 @@ FIT = """
     return [r.left, r.right, v.left, v.right, g.scrollWidth - g.clientWidth].map(Math.round).join(',');
   });
   b.setAttribute('data-graphs', out.join(';'));
+  var ov = document.getElementById('overview-table').parentNode;
+  b.setAttribute('data-overview-overflow', String(ov.scrollWidth - ov.clientWidth));
   b.setAttribute('data-page-overflow', String(document.documentElement.scrollWidth - document.documentElement.clientWidth));
   var deep = document.querySelector('svg.depgraph[aria-label="dependency graph of deep"]');
   var before = deep.getAttribute('viewBox');
@@ -329,7 +331,7 @@ def test_claims_table_and_graphs_fit_the_window(report, width):
     assert len(graphs) == 3  # toy, other, deep
     for left, right, s_left, s_right_, over in graphs:
         assert left <= s_left and s_right_ <= right and over <= 0 and right <= width, graphs
-    assert d.body["data-page-overflow"] == "0"
+    assert d.body["data-page-overflow"] == "0" and int(d.body["data-overview-overflow"]) <= 0
     before, after = d.body["data-zoomed"].split("|")
     assert before != after and float(after.split()[2]) < float(before.split()[2])  # zoomed in: a narrower view
     assert int(d.body["data-full-titles"]) == 60

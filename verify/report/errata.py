@@ -117,7 +117,7 @@ def failure_words(c: dict) -> str:
         off = f", off by {abs(mf - pf):.3g}" if mf is not None and pf is not None else ""
         return (f"{name}: measured {fmt.esc(m)} where {fmt.esc(p)} is predicted{off} "
                 f"(tolerance {fmt.esc(c.get('tolerance'))}){count}")
-    detail = f" ({escape(str(c['detail']))})" if c.get("detail") else ""
+    detail = f" ({prose_html(c['detail'])})" if c.get("detail") else ""
     return f"{name} is false{detail}{count}"
 
 

@@ -111,7 +111,9 @@ def banner_html(model: ReportModel) -> str:
 def overview_html(model: ReportModel) -> str:
     statuses = {cid: v.status for cid, v in model.claims.items()}
     counts = paper_counts(statuses)
-    shown = [s for s in OVERVIEW_STATUSES if s != S.NOT_RUN or any(c.get(S.NOT_RUN) for c in counts.values())]
+    # A status no paper has gets no column (the table must fit a 1280 px window); verified ones always do.
+    shown = [s for s in OVERVIEW_STATUSES
+             if s in (S.VERIFIED, S.FULLY_VERIFIED) or any(c.get(s) for c in counts.values())]
     head = "".join(f"<th>{fmt.badge(s)}</th>" for s in shown)
     rows = []
     for paper in model.papers:
@@ -142,13 +144,14 @@ def overview_html(model: ReportModel) -> str:
     return (f'<section id="overview"><h2>Overview</h2><div class="scroll"><table id="overview-table"><tr><th>paper</th>'
             f"{head}<th>{fmt.mark('loose', 'loose')}</th><th>{fmt.mark('cannot-fail', S.CANNOT_FAIL)}</th>"
             "<th>verified, by fidelity</th><th>hypotheses shown necessary / broken</th>"
-            "<th>errata: independent slips / statements affected</th><th>total</th><th>not as expected</th></tr>"
+            "<th>errata: slips / statements</th><th>total</th><th>not as expected</th></tr>"
             f"{''.join(rows)}</table></div>"
             '<p class="small muted">“verified” counts every verified claim; “fully verified” those whose '
             f"dependencies are all verified too; “loose”: verified claims whose tightest comparison had more than "
             f"{S.LOOSE_ROOM:g}× room (a constant wrong by that factor would pass too); “cannot fail here”: the printed "
             "conclusion held on every fixture and every probe of the run; “unguarded”: no negative "
-            "control that the check refutes. Fidelity: faithful (the printed statement), proxy (a stand-in), partial "
+            "control that the check refutes. Errata: independent slips (errata with no root) / statements affected. "
+            "Fidelity: faithful (the printed statement), proxy (a stand-in), partial "
             "(a part or special case), definitional (holds by construction), undeclared. Only faithful claims can be "
             "fully verified.</p></section>")
 

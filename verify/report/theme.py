@@ -108,6 +108,12 @@ details.claim{content-visibility:auto;contain-intrinsic-size:auto 36px}
 .filters{display:flex;gap:10px 16px;align-items:center;flex-wrap:wrap;margin:8px 0}
 .filters label{font-weight:600}
 .filters .check{font-weight:400}
+#overview-table{width:100%;table-layout:fixed}
+#overview-table th,#overview-table td{overflow-wrap:anywhere}
+#overview-table th:first-child{width:9%}
+#overview-table th,#overview-table td{padding:3px 5px}
+#overview-table tr:first-child th{font-size:12px;font-weight:600}
+#overview-table th .badge,#overview-table th .mark{font-size:11px;padding:0 4px;white-space:normal}
 #claim-table{width:100%;table-layout:fixed}
 #claim-table td,#claim-table th{overflow-wrap:anywhere}
 #claim-table .badge{white-space:normal}
