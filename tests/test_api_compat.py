@@ -64,7 +64,9 @@ def run(tmp_path_factory) -> dict:
     r = subprocess.run([sys.executable, "-m", "verify", "--no-builtin", "run", str(API / "today.py"),
                         str(API / "week_old.py"), "--profile", "quick", "--jobs", "1", "--out", str(out), "--quiet"],
                        capture_output=True, text=True, cwd=out, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=600)
-    assert r.returncode == 0, r.stdout + r.stderr
+    # It runs: exit 0, or 1 where a verdict rule made since it was written marks a claim (a verdict change
+    # listed in CHANGELOG.md, not an API break: "cannot fail here" on a check with no probe), never 2.
+    assert r.returncode in (0, 1) and "Traceback" not in r.stderr, r.stdout + r.stderr
     records = [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
     return {"summary": json.loads((out / "summary.json").read_text()),
             "results": [x for x in records if x.get("type") == "result"]}
@@ -74,6 +76,8 @@ def test_todays_claim_file_runs_with_the_outcomes_it_had(run):
     claims = run["summary"]["claims"]
     assert claims["api.cauchy_schwarz"]["status"] == "verified"
     assert claims["api.orthogonal"]["status"] == "refuted" and claims["api.orthogonal"]["as_expected"]
+    for cid in ("api.cauchy_schwarz", "api.rates"):  # verified; unexpected only through the marks of the rules
+        assert claims[cid]["as_expected"] or claims[cid]["marks"], claims[cid]
     assert claims["api.rates"]["status"] == "verified"
     assert claims["api.remark"]["status"] == "not checkable"
     assert not any(r["verdict"] == "error" for r in run["results"]), [r["reason"] for r in run["results"]]
@@ -115,7 +119,9 @@ def test_a_notebook_claims_reproduce_line_runs_as_printed(tmp_path):
     ``verify.check`` call that runs as printed, and says how to run it from a shell."""
     r = subprocess.run([sys.executable, "-"], input=NOTEBOOK_CELL, capture_output=True, text=True, cwd=tmp_path,
                        env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)
-    assert r.returncode == 0, r.stdout + r.stderr
+    # It runs: exit 0, or 1 where a verdict rule made since it was written marks a claim (a verdict change
+    # listed in CHANGELOG.md, not an API break: "cannot fail here" on a check with no probe), never 2.
+    assert r.returncode in (0, 1) and "Traceback" not in r.stderr, r.stdout + r.stderr
     repro = next(x for x in r.stdout.splitlines() if x.startswith("REPRO "))
     assert "module:__main__" not in repro and repro.startswith("REPRO verify.check('nb.false', task='0.0'")
     assert "save the claim's cell" in repro and "verify --no-builtin run claims.py nb.false --task 0.0" in repro

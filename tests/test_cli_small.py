@@ -65,7 +65,7 @@ def test_hunt_without_selector_asks_on_a_terminal(monkeypatch, capsys):
 def test_a_mistyped_claim_id_gets_a_suggestion(capsys):
     assert cli.main(["--no-builtin", "run", str(TODAY), "api.cauchy_schwartz", "--profile", "quick"]) == 2
     err = capsys.readouterr().err
-    assert "matches no registered claim" in err and "did you mean api.cauchy_schwarz?" in err
+    assert "matches no registered claim" in err and "did you mean api.cauchy_schwarz" in err
 
 
 def test_show_says_how_a_hunt_found_its_counterexample():

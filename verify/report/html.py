@@ -286,7 +286,7 @@ def claim_table_html(model: ReportModel) -> str:
         '<th data-sort="text" data-col="2">kind</th><th data-sort="text" data-col="3">statement (first line)</th>'
         '<th data-sort="num" data-col="4">status</th><th data-sort="num" data-col="5">marks</th>'
         '<th data-sort="num" data-col="6" class="num" title="the factor by which the tightest passing bound could be '
-        'wrong and still pass">tightest room</th><th>positive fixtures</th><th>negative controls</th>'
+        'wrong and still pass (the tightest room of its passing comparisons)">room</th><th>positive fixtures</th><th>negative controls</th>'
         f"</tr></thead><tbody>{''.join(rows)}</tbody></table></div></section>")
 
 

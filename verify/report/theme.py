@@ -115,7 +115,8 @@ details.claim{content-visibility:auto;contain-intrinsic-size:auto 36px}
 #overview-table tr:first-child th{font-size:12px;font-weight:600}
 #overview-table th .badge,#overview-table th .mark{font-size:11px;padding:0 4px;white-space:normal}
 #claim-table{width:100%;table-layout:fixed}
-#claim-table td,#claim-table th{overflow-wrap:anywhere}
+#claim-table td{overflow-wrap:anywhere}
+#claim-table th{overflow-wrap:break-word}
 #claim-table .badge{white-space:normal}
 #claim-table col.c-id{width:15%}
 #claim-table col.c-paper{width:6.5%}
