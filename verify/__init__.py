@@ -34,7 +34,7 @@ from .evidence import Evidence, jsonable  # noqa: E402
 from .judgements import clopper_pearson, judge_binomial, judge_slope, judge_trend  # noqa: E402
 from .space import choice, integer, real  # noqa: E402
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "NOT_YET_ENCODED", "REGISTRY", "Evidence", "Fixture", "Results", "UsageError", "adversarial", "check", "choice",

@@ -30,6 +30,7 @@ outcomes of chaotic dynamics that the claim's own judgement already covers).
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -338,6 +339,17 @@ class Evidence:
             return None
         return "; ".join(c.name if c.relation == "true" else f"{c.name}: {_fmt(c.measured)} > {_fmt(c.predicted)}"
                          for c in bad)
+
+    @inconclusive_reason.setter
+    def inconclusive_reason(self, reason: str | None) -> None:
+        """API 0.1 form (a plain attribute until 0.2): kept working for claim files written against it.
+        Assigning a reason records a failed validity entry, as :meth:`inconclusive` does; assigning None
+        (clearing) records nothing, since a failed validity entry is never withdrawn."""
+        warnings.warn("assigning Evidence.inconclusive_reason is deprecated since verify 0.2: call "
+                      "ev.inconclusive(reason) (or ev.valid(name, condition)) instead", DeprecationWarning,
+                      stacklevel=2)
+        if reason:
+            self.valid(str(reason), False)
 
     # -- other content -----------------------------------------------------------------------
     def record(self, **quantities: Any) -> None:
