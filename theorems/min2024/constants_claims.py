@@ -232,10 +232,11 @@ def _zeta_check(fx) -> Evidence:
               cap_ok, relation="true")
     # (26) defines zeta2 by the init, so this part is an identity for zeta <= zeta2*: no room is claimed. For c > 0
     # judged relative to 1 - c^2: sqrt(1 - zeta) - c = (1 - c^2 - zeta) / (sqrt(1 - zeta) + c) > 0 iff
-    # zeta < 1 - c^2; for c <= 0 it holds for every zeta < 1 (zeta2* = 1 then) and is judged as printed
+    # zeta < 1 - c^2; for c <= 0 it holds for every zeta < 1 (zeta2* = 1 then) and is judged as printed; so is
+    # c = 1 exactly (Assumption 2 broken: 1 - c^2 = 0, no relative form), where it fails for every zeta > 0
     ev.forall("max_{V+-} cos(w_j(0), x_-+) < sqrt(1 - zeta) (identity (26) for zeta <= zeta2*)",
-              [(z - one_minus_c2) / one_minus_c2 if c > 0 else c - np.sqrt(1 - z) for z in zetas], 0.0,
-              relation="<=", atol=-1e-12, room=None)
+              [(z - one_minus_c2) / one_minus_c2 if 0 < c and one_minus_c2 > 0 else c - np.sqrt(1 - z)
+               for z in zetas], 0.0, relation="<=", atol=-1e-12, room=None)
     ev.record(zeta1_star=z1s, zeta2_star=z2s, zetas=zetas,
               closed_form_printed_fails=bool(max(pairs[0]) >= min(z1s, z2s)))
     if not fx.amended:
