@@ -1,6 +1,6 @@
 """Explicit constants of Min, Mallada & Vidal (2024) checked as printed: the path combinatorics of App. C.2,
 the choice of eps (Sec. 3.3, (28)-(29)), zeta := max{zeta1, zeta2} (C.2), the order t1 = O(log n/sqrt(mu)) of
-the alignment time (measured) and the proof's explicit t1 (a loose constant); the non-existence /
+the alignment time (measured; the proof's explicit t1 is O(log n/mu^{5/2}): its erratum); the non-existence /
 non-uniqueness examples of App. E.3-E.4, Filippov solutions (App. F), the leaky-ReLU probe of Remark 5, and
 the commentary remarks. Printed statements that fail carry their erratum (and amended claim).
 """
@@ -12,8 +12,7 @@ import functools
 import numpy as np
 import sympy as sp
 
-from fixtures.min2024 import _craft, a2_violator, example_e34, paths, wellsep
-from fixtures.min2024 import wellsep_data as _data
+from fixtures.min2024 import a2_violator, clusters, example_e34, paths, wellsep
 from verify import (
     Evidence,
     adversarial,
@@ -34,7 +33,6 @@ from .common import (
     MINUS,
     PLUS,
     class_sums,
-    constants,
     fixture_constants,
     limit_alignment,
     limit_series,
@@ -202,7 +200,7 @@ def _cap_points(X, y, centre, zeta, sign, rng, k=2000):
     return np.vstack([c * a + np.sqrt(1 - c * c) * W, cc * a + np.sqrt(1 - cc ** 2) * Q])
 
 
-ZETA_ABOVE = "zeta 1% above the best constant min{zeta1*, zeta2*}"
+ZETA_ABOVE = "zeta 1% above the cap's best constant zeta1*"
 N_ZETA_DRAWS = 20
 
 
@@ -216,7 +214,7 @@ def _zeta_check(fx) -> Evidence:
     pairs = [(z1s * (1 - 1e-6), z2s * (1 - 1e-6))]
     if fx.amended:
         pairs += [tuple(u) for u in fx.rng.uniform(0.0, 1.0, size=(N_ZETA_DRAWS, 2)) * (z1s, z2s)]
-    zetas = [1.01 * min(z1s, z2s) if fx.mutated(ZETA_ABOVE) else (min(a, b) if fx.amended else max(a, b))
+    zetas = [1.01 * z1s if fx.mutated(ZETA_ABOVE) else (min(a, b) if fx.amended else max(a, b))
              for a, b in pairs]
     xp, xm = class_sums(X, y)
     cap_ok = [bool(_in_splus(X, y, _cap_points(X, y, xp, z, 1, fx.rng), 1).all()
@@ -234,9 +232,15 @@ def _zeta_check(fx) -> Evidence:
     # judged relative to 1 - c^2: sqrt(1 - zeta) - c = (1 - c^2 - zeta) / (sqrt(1 - zeta) + c) > 0 iff
     # zeta < 1 - c^2; for c <= 0 it holds for every zeta < 1 (zeta2* = 1 then) and is judged as printed; so is
     # c = 1 exactly (Assumption 2 broken: 1 - c^2 = 0, no relative form), where it fails for every zeta > 0
-    ev.forall("max_{V+-} cos(w_j(0), x_-+) < sqrt(1 - zeta) (identity (26) for zeta <= zeta2*)",
-              [(z - one_minus_c2) / one_minus_c2 if 0 < c and one_minus_c2 > 0 else c - np.sqrt(1 - z)
-               for z in zetas], 0.0, relation="<=", atol=-1e-12, room=None)
+    init_excess = [(z - one_minus_c2) / one_minus_c2 if 0 < c and one_minus_c2 > 0 else c - np.sqrt(1 - z)
+                   for z in zetas]
+    if fx.amended:
+        # with zeta = min{zeta1, zeta2} <= zeta2 <= zeta2* the init exclusion is (26), the definition of zeta2: it
+        # holds by construction, so it is recorded, not judged (the amended claim's content is the cap inclusion)
+        ev.record(init_exclusion_by_definition_max_excess=max(init_excess))
+    else:
+        ev.forall("max_{V+-} cos(w_j(0), x_-+) < sqrt(1 - zeta) (identity (26) for zeta <= zeta2*)", init_excess,
+                  0.0, relation="<=", atol=-1e-12, room=None)
     ev.record(zeta1_star=z1s, zeta2_star=z2s, zetas=zetas,
               closed_form_printed_fails=bool(max(pairs[0]) >= min(z1s, z2s)))
     if not fx.amended:
@@ -261,12 +265,15 @@ def _zeta_check(fx) -> Evidence:
            summary="zeta := max{zeta1, zeta2} must be min: with max either the cap leaves S+- or an initial "
            "neuron lies inside the cap",
            amended=r"With $\zeta=\min\{\zeta_1,\zeta_2\}$, for every admissible $\zeta_1\le\zeta_1^*$, "
-           r"$\zeta_2\le\zeta_2^*$: $S^\zeta_{x_\pm}\subset S_\pm$ and no $V_\pm$ neuron starts in $S^\zeta_{x_\mp}$.",
+           r"$\zeta_2\le\zeta_2^*$: $S^\zeta_{x_\pm}\subset S_\pm$ (no $V_\pm$ neuron starts in $S^\zeta_{x_\mp}$ "
+           r"then holds by the definition (26) of $\zeta_2$: recorded, not judged).",
            difference="min in place of max"),
        fixtures=[random(wellsep, **BASE),
                  adversarial(wellsep, label="min.wellsep.near_a2", **{**BASE, "crafted": "near_a2", "delta": 1e-8}),
                  adversarial(wellsep, label="min.wellsep.mu_small", **{**BASE, "mu": 0.05}),
-                 negative(a2_violator, label="min.a2_violator"), negative(wellsep, mutation=ZETA_ABOVE, **BASE)],
+                 negative(a2_violator, label="min.a2_violator"),
+                 negative(clusters, label="min.clusters.mu_negative", noise=1.5),
+                 negative(wellsep, mutation=ZETA_ABOVE, **BASE)],
        judged_by="best constants zeta1*, zeta2* (times 1 - 1e-6) for the printed max; the best pair and 20 random "
        "admissible pairs for the amended min (a 'for every admissible pair' quantifier); cap inclusion tested on "
        "the worst boundary points and 2000 uniformly spread cap points drawn independently of zeta; exact init "
@@ -355,27 +362,64 @@ T1_FIXTURES = [random(wellsep, **BASE_T),
                negative(a2_violator, label="min.a2_violator")]
 
 
+ALIGN_HORIZON = 40.0   # eps -> 0 alignment horizon on the broken-hypothesis control (limit_alignment's 10, x4)
+
+
 @claim("min2024.claim.t1order", kind="claim", title="t1 = O(log n / sqrt(mu)) (Thm 1, Sec. 3.1-3.2)",
        statement=r"The alignment phase ends by $t_1=O(\frac{\log n}{\sqrt\mu})$: the time $t_{align}$ from which "
        r"every $w_j\in S_{\mathrm{sign}(v_j)}\cup S_{dead}$ grows at most like $\frac{\log n}{\sqrt\mu}$ as "
        r"$\mu\to0$ and as $n$ grows ($\epsilon\to0$).", hypotheses=[A1, A2],
-       uses=["min2024.thm1.a", "min2024.claim.t1order.proof_constant"],
+       uses=["min2024.thm1.a", "min2024.lem9"],
+       expected="verified",
+       erratum=erratum(
+           kind="proof-step error", location="Theorem 1 part 1 and Sec. 3.2-3.3 (t1 = O(log n/sqrt(mu)), the "
+           "eps condition eps = O(exp(-(n/sqrt(mu)) log n))); App. C.2 (t1 := 16 log n/(min{zeta, xi} sqrt(mu) "
+           "X_min)) with Lemma 9's xi",
+           printed=r"there exists $t_1 = O(\frac{\log n}{\sqrt{n}})$ [sic: $\sqrt\mu$, Sec. 3.2] ... $\epsilon = "
+           r"O(\frac{1}{\sqrt{h}}\exp(-\frac{n}{\sqrt{\mu}}\log n))$; App. C.2: $t_1 = \frac{16\log n}{\min\{\zeta,"
+           r"\xi\}\sqrt{\mu}X_{\min}}$",
+           reading="the advertised order treats min{zeta, xi} as a mu-free constant; the proof's t1 carries it, and "
+           "the best xi of Lemma 9 is mu^2 exactly (min2024.lem9), with zeta <= zeta1* also mu-dependent, so the "
+           "proof gives t1 >= 16 log n/(mu^{5/2} X_min), i.e. O(log n/mu^{5/2}), and the eps condition (28) is "
+           "exp(-Omega(n log n/mu^{5/2})). The advertised order itself holds for the measured alignment time (the "
+           "check's conclusions): the statement is true, the proof does not give it",
+           second_method="closed form: on every mu-series member the proof's normalised t1, t1 sqrt(mu) X_min/(16 "
+           "log n), equals 1/min{zeta, mu^2} >= mu^{-2} (computed in the check from the constants of the rebuilt "
+           "data, with its fitted mu-exponent ~ -2.5 beside t_align's ~ -0.1)",
+           independence="closed form",
+           summary="t1 = O(log n/sqrt(mu)) holds for the measured alignment time, but the proof's t1 = 16 log n/"
+           "(min{zeta, xi} sqrt(mu) X_min) with xi = mu^2 is O(log n/mu^{5/2}): the advertised order (and the eps "
+           "condition built on it) is not what the proof gives"),
        fixtures=T1_FIXTURES + [negative(wellsep, mutation=RATE_ATTAINED, **BASE_T)],
        judged_by="eps -> 0 alignment runs (exact limit, saved every 0.01) on the fixture's data rebuilt from its "
        "seed at mu = 0.8 ... 0.01 and at class sizes x1, x2, x4, x8: fitted exponents of t_align against mu "
-       "(>= -1/2) and of t_align / log n against n (<= 0), within 0.1 plus twice the fit's standard error; extremes: one positive point with norms "
-       "0.05-2, a single pair (n = 2), data with S_dead interior. The measured exponent in mu is ~ -0.1 (t_align "
-       "grows like log(1/mu) at most), the proof's explicit t1 grows like mu^{-5/2} "
-       "(claim.t1order.proof_constant)")
+       "(>= -1/2) and of t_align / log n against n (<= 0), within 0.1 plus twice the fit's standard error; extremes: "
+       "one positive point with norms 0.05-2, a single pair (n = 2), data with S_dead interior. The proof's explicit "
+       "t1 on the same series (the erratum: its mu-exponent ~ -2.5, its normalised form 1/min{zeta, mu^2}) is "
+       "recorded beside. Broken Assumption 2 (a V+ neuron exactly along x_-): the alignment phase must end at all, "
+       "judged on the fixture's own data in the eps -> 0 limit up to t = 40")
 def t1order(fx):
     ev = Evidence()
     if fx.family != "min.wellsep":
-        return ev.inconclusive(f"no mu- or n-series for the family {fx.family} (a hypothesis-breaking control)")
+        # no mu- or n-series on this data: the printed conclusion's core, that the alignment phase ends, is judged
+        run = limit_alignment(fx["X"], fx["y"], fx["W0"], fx["s"], fx.get("loss", "exp"), t_end=ALIGN_HORIZON / 4)
+        ev.valid("eps -> 0 run reached its horizon", run.ok, detail=run.message)
+        ev.true(f"the alignment phase ends (every neuron in S_sign(v_j) or S_dead) by t = {run.t[-1]:.3g}",
+                bool(np.isfinite(run.t_align)), detail=f"t_align = {run.t_align}")
+        return ev
     attained = fx.mutated(RATE_ATTAINED)
     for key, values in (("mu", T1_MUS), ("n", T1_N_FACTORS)):
-        xs, runs, _ = limit_series(fx, values, key)
+        xs, runs, consts = limit_series(fx, values, key)
         ta = np.array([r.t_align for r in runs])
         ev.record(**{f"t_align along {key}": ta, f"{key} values": xs})
+        if key == "mu":
+            t1 = np.array([c.t1 for c in consts])
+            normalised = np.array([c.t1 * np.sqrt(c.mu) * c.x_min / (16 * np.log(c.n)) for c in consts])
+            ms = np.array([c.m for c in consts])
+            ev.record(proof_t1_along_mu=t1, proof_t1_exponent_in_mu=float(np.polyfit(np.log(xs), np.log(t1), 1)[0]),
+                      proof_normalised_t1=normalised,
+                      proof_normalised_t1_times_mu2_min=float((normalised * xs ** 2).min()),
+                      proof_normalised_t1_vs_closed_form=float(np.abs(normalised * ms - 1).max()))
         if not all(r.ok for r in runs):
             ev.inconclusive(f"eps -> 0 run failed along {key}: " + "; ".join(r.message for r in runs))
             continue
@@ -384,6 +428,8 @@ def t1order(fx):
             continue
         keep = ta > 0
         y = ta[keep] if key == "mu" else ta[keep] / np.log(xs[keep])
+        if key == "mu":
+            ev.record(t_align_exponent_in_mu=float(np.polyfit(np.log(xs[keep]), np.log(y), 1)[0]))
         atol = (0.15 if attained else 0.1) + 2 * slope_error(xs[keep], y)
         if key == "mu":
             judge_slope("t_align against mu", xs[keep], y, predicted=-0.5, relation="==" if attained else ">=",
@@ -391,66 +437,6 @@ def t1order(fx):
         else:
             judge_slope("t_align / log n against n", xs[keep], y, predicted=0.0, relation="==" if attained else "<=",
                         atol=atol, evidence=ev, xlabel="n", ylabel="t_align / log n")
-    return ev
-
-
-MU_FREE = "the proof's constant is mu-free (grows <= 10x from mu = 0.8 to 0.05)"
-MUS = (0.8, 0.4, 0.2, 0.1, 0.05)
-
-
-def _t1_series(fx) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``t1 sqrt(mu) X_min / (16 log n)`` (= 1/m) and ``m = min{zeta, mu^2}`` on data of decreasing mu from the
-    same generator seed, with the fixture's class sizes, dimension (that of ``W0``) and norm range; a crafted
-    init (``crafted = "near_a2"``) is re-crafted against each data set of the series."""
-    y0 = fx["y"]
-    n_pos, n_neg = int((y0 > 0).sum()), int((y0 < 0).sum())
-    D = fx["W0"].shape[1]
-    xnorm = tuple(fx.params.get("xnorm", (0.5, 2.0)))
-    crafted = fx.get("crafted", "none")
-    vals, ms = [], []
-    for mu in MUS:
-        X, y = _data(np.random.default_rng(fx.seed), n_pos, n_neg, D, mu, xnorm)
-        W0 = fx["W0"]
-        if crafted == "near_a2":
-            W0 = _craft(np.random.default_rng(fx.seed + 1), X, y, W0, fx["s"], crafted, fx.params["delta"])
-        c = constants(X, y, W0, fx["s"])
-        vals.append(c.t1 * np.sqrt(c.mu) * c.x_min / (16 * np.log(c.n)))
-        ms.append(c.m)
-    return np.array(MUS), np.array(vals), np.array(ms)
-
-
-@claim("min2024.claim.t1order.proof_constant", kind="claim",
-       title="The proof's explicit t1 is O(log n / (min{zeta, mu^2} sqrt(mu))), not O(log n / sqrt(mu))",
-       statement=r"The proven alignment time $t_1=\frac{16\log n}{\min\{\zeta,\xi\}\sqrt\mu X_{\min}}$ with "
-       r"$\xi=\mu^2$ exactly (Lemma 9) satisfies $\frac{t_1\sqrt\mu X_{\min}}{16\log n}=\frac1{\min\{\zeta,\mu^2\}}"
-       r"\ge\mu^{-2}$: the constant hidden in $O(\log n/\sqrt\mu)$ grows like $\mu^{-2}$ (a loose constant of "
-       r"the proof; the measured alignment time does not grow so: claim.t1order).", hypotheses=[A1, A2],
-       uses=["min2024.lem9"],
-       derived="from the proof's explicit t1 (App. C.2) and the best xi of Lemma 9 (xi = mu^2, min2024.lem9): the "
-       "paper prints t1 = O(log n/sqrt(mu)) and hides data constants in O (Sec. 3.1); this claim makes the hidden "
-       "constant explicit (spec E1, re-filed: not an erratum of the statement, whose measured rate holds)",
-       fixtures=[random(wellsep, **BASE),
-                 adversarial(wellsep, label="min.wellsep.imbalanced_wide", **{**BASE, "n_pos": 1, "n_neg": 7,
-                                                                              "xnorm": (0.05, 2.0)}),
-                 adversarial(wellsep, label="min.wellsep.imbalanced_near_a2",
-                             **{**BASE, "n_pos": 1, "n_neg": 7, "crafted": "near_a2", "delta": 1e-8}),
-                 negative(a2_violator, label="min.a2_violator"), negative(wellsep, mutation=MU_FREE, **BASE)],
-       judged_by="the normalised t1 equals 1/min{zeta, mu^2} and is >= mu^-2 on each mu = 0.8 ... 0.05 of the "
-       "series (adversarial: one positive point, wide norms, and an init re-crafted near x_- so that zeta2 ~ 2e-8 "
-       "< mu^2)")
-def t1_proof_constant(fx):
-    ev = Evidence()
-    mus, vals, ms = _t1_series(fx)
-    if fx.mutated(MU_FREE):
-        ev.le("growth of t1 sqrt(mu) X_min/(16 log n) from mu = 0.8 to 0.05", float(vals[-1] / vals[0]), 10.0,
-              rtol=0.0)
-        return ev
-    ev.ge("min over mu of (normalised t1) * mu^2", float((vals * mus ** 2).min()), 1.0, rtol=1e-6)
-    ev.close("normalised t1 vs 1/min{zeta, mu^2}", vals, 1.0 / ms, rtol=1e-12)
-    ev.record(normalised_t1=vals, m=ms, growth_08_to_005=float(vals[-1] / vals[0]),
-              zeta_below_mu2=[bool(m < mu ** 2 * (1 - 1e-6)) for m, mu in zip(ms, mus)])
-    ev.add_series("t1 sqrt(mu) X_min/(16 log n) vs mu", mus, {"1/m": vals, "mu^-2": mus ** -2.0}, xlabel="mu",
-                  logx=True, logy=True)
     return ev
 
 

@@ -100,8 +100,10 @@ not_checkable("min2024.def1", kind="definition", title="Definition 1 (regular so
               r"$t\ge t_0$.",
               reason="definition: a solution-selection rule. The simulators use sigma'(0) = 0, so a neuron with no "
               "active data has zero velocity (regular by construction); 'once dead, stays dead' is checked on every "
-              "trajectory by min2024.lem12.amended.",
-              uses=["min2024.lem12.amended"])
+              "trajectory by part (i) of min2024.lem12 (judged there on the simulated regular solutions; the amended "
+              "Lemma 12 restates it as Definition 1 and judges (ii)-(iii)), and the Gaussian-init argument that no "
+              "neuron entering S_dead can leave is min2024.rmk7.",
+              uses=["min2024.lem12"])
 not_checkable("min2024.def.sets", kind="definition", title="S+, S-, S_dead, K, x_a, n_a, P_w, caps (Sec. 2-3, App. C)",
               statement=r"$S_+=\{z:1[\langle x_i,z\rangle>0]=1[y_i>0]\,\forall i\}$, $S_-$ symmetric, "
               r"$S_{dead}=\{z:\langle x_i,z\rangle\le0\,\forall i\}$, $K=\mathrm{cone}\{y_ix_i\}$, "

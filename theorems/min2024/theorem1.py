@@ -136,7 +136,7 @@ def _t_align_rates(fx, ev: Evidence, attained: bool) -> None:
        statement=r"With $t_1=16\log n/(\min\{\zeta,\xi\}\sqrt\mu X_{\min})$: $\forall j\in V_+$, "
        r"$w_j(t_1)\in S_+\cup S_{dead}$; $\forall j\in V_-$, $w_j(t_1)\in S_-\cup S_{dead}$.",
        hypotheses=THEOREM_HYPS,
-       uses=["min2024.lem1", "min2024.lem8", "min2024.lem9", "min2024.lem11", "min2024.lem12.ii",
+       uses=["min2024.lem1", "min2024.lem8", "min2024.lem9", "min2024.lem11",
              "min2024.lem12.amended", "min2024.asm1", "min2024.asm2",
              "min2024.claim.act", "min2024.claim.dwell", "min2024.claim.cap", "min2024.claim.path"],
        fixtures=PART1_FIXTURES + [
@@ -227,7 +227,7 @@ TRAP_FROM_0 = "trapping from t = 0"
 @claim("min2024.thm1.c", kind="theorem", title="Theorem 1, part 2: neurons stay in their cone after t1",
        statement=r"For all $t\ge t_1$ and all $j$: $w_j(t)$ stays in $S_+$ ($S_-$, $S_{dead}$) if "
        r"$w_j(t_1)\in S_+$ ($S_-$, $S_{dead}$).",
-       hypotheses=THEOREM_HYPS, uses=["min2024.lem12.amended", "min2024.lem12.ii"],
+       hypotheses=THEOREM_HYPS, uses=["min2024.lem12.amended"],
        fixtures=FIT_FIXTURES + [NEG_A1, negative(wellsep, mutation=TRAP_FROM_0, **BASE)],
        judged_by="membership equality at every saved t in [t1, t_end], t_end 12 decades past the fitting "
        "onset; " + FIT_EXTREMES)

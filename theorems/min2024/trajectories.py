@@ -136,36 +136,32 @@ IRREGULAR_ENTRY = "S_dead is never entered (a neuron outside S_dead stays outsid
            "t0: <x, w(t)> > 0 right after t0, agreeing with the RK4 trajectory whose integral-equation residual "
            "is checked; both computed in the check",
            summary="S_dead does not trap every solution: App. E.4's Caratheodory solution leaves its boundary; "
-           "Lemma 12(i) holds for regular solutions (Definition 1), the ones Theorem 1 is stated for",
-           amended=r"For any regular solution (Definition 1): (i)-(iii) hold.",
-           difference="'regular solution' in place of 'any solution'",
-           amended_title="Lemma 12 for regular solutions (amended)"),
+           "Lemma 12(i) holds for regular solutions (Definition 1), the ones Theorem 1 is stated for: the amended "
+           "lemma is min2024.lem12.amended, where (i) is Definition 1 itself and (ii)-(iii) are checked"),
        fixtures=[random(example_e34), random(wellsep, **BASE),
                  random(wellsep, label="min.wellsep.eps1_logistic2", profiles=STD, **LARGE),
                  adversarial(example_e34, label="min.example_e4.tiny", scale=1e-3)] + TRAJ_FIXTURES[2:] + [
                  NEG_A1, negative(wellsep, label="min.wellsep.tilt", mutation=IRREGULAR_ENTRY,
                                   **{**BASE, "tilt": True})],
        judged_by="on App. E.4's example (x = [1,0], y = +1, w(0) = [0,1], v(0) = 1): 'any solution' takes the glued "
-       "solution leaving at t0 = 0.5 (its integral-equation residual is the computation's validity, 1e-6), the "
-       "amended 'regular solution' the constant one; on simulated regular solutions (any eps, data with S_dead "
+       "solution leaving at t0 = 0.5 (its integral-equation residual is the computation's validity, 1e-6); on "
+       "simulated regular solutions (any eps, data with S_dead "
        "interior, inits inside S-, on hyperplanes): every neuron that enters S_dead, or S_sign(v_j), stays at "
        "every later saved time (adversarial: init scale 1e-3, departure O(1e-6) near t0)")
 def lem12(fx):
     ev = Evidence()
     if "x" in fx:
-        irregular = not fx.amended
-        t, W, V = _glued_solution(fx, 0.5 if irregular else 1e9)
+        t, W, V = _glued_solution(fx, 0.5)
         res = _caratheodory_residual(fx, t, W, V)
         ev.accuracy("integral-equation residual of the solution (45)", res, 1e-6)
         pre = W @ fx["x"]
         starts_dead = float(pre[0]) <= 0
         ev.forall("(i) once in S_dead, in S_dead at every later time", [starts_dead and bool((pre <= 0).all())],
                   relation="true", detail=f"max_t <x, w(t)> = {pre.max():.4g}")
-        if irregular:
-            lo, diff = _e4_second_method(fx)
-            ev.record(second_method_min_pre_after_t0=lo, second_method_max_w1_difference=diff)
-            ev.certify(counterexample="x = [1,0], y = +1, w(0) = [0,1], v(0) = 1, leave at t0 = 0.5",
-                       w_end=W[-1], v_end=float(V[-1]))
+        lo, diff = _e4_second_method(fx)
+        ev.record(second_method_min_pre_after_t0=lo, second_method_max_w1_difference=diff)
+        ev.certify(counterexample="x = [1,0], y = +1, w(0) = [0,1], v(0) = 1, leave at t0 = 0.5",
+                   w_end=W[-1], v_end=float(V[-1]))
         ev.record(residual=res, relative_residual=res / abs(fx["v0"]))
         return ev
     p = phases(fx)
@@ -191,13 +187,16 @@ def lem12(fx):
     return ev
 
 
-@claim("min2024.lem12.ii", kind="lemma", title="Lemma 12(ii)-(iii): S+ traps V+ neurons, S- traps V- neurons",
-       statement=r"$j\in V_+$ and $w_j(t_0)\in S_+\Rightarrow w_j(t)\in S_+$ for $t\ge t_0$; the same for $V_-$, $S_-$ "
-       r"(no small init needed).", hypotheses=ANY_EPS_HYPS, uses=["min2024.claim.act"],
+@claim("min2024.lem12.amended", kind="lemma", title="Lemma 12 for regular solutions (amended): S+ traps V+ neurons, "
+       "S- traps V- neurons", amends="min2024.lem12",
+       statement=r"For any regular solution (Definition 1): (i) $w_j(t_1)\in S_{dead}\Rightarrow w_j(t_1+\tau)\in "
+       r"S_{dead}$, which is Definition 1 itself (not judged); (ii) $j\in V_+$ and $w_j(t_0)\in S_+\Rightarrow "
+       r"w_j(t)\in S_+$ for $t\ge t_0$; (iii) the same for $V_-$, $S_-$ (no small init needed).",
+       hypotheses=ANY_EPS_HYPS, uses=["min2024.claim.act"],
        fixtures=TRAJ_FIXTURES + [NEG_A1, negative(wellsep, mutation="V- neurons trapped in S+",
                                                   **{**SMALL, "crafted": "in_sminus"})],
        judged_by="membership along the trajectory at every saved time (any eps, incl. eps = 1, 3)")
-def lem12_ii(fx):
+def lem12_amended(fx):
     ev = Evidence()
     p = phases(fx)
     s = p.run.s
