@@ -47,7 +47,7 @@ from .common import (
 )
 from .geometry import _in_splus
 from .theorem1 import BASE as BASE_T
-from .theorem1 import FIT_FIXTURES, NEG_A1, slope_error
+from .theorem1 import FIT_FIXTURES, NEG_A1, NEG_A1_PROBE, slope_error
 
 BASE = dict(n_pos=3, n_neg=3, D=4, mu=0.6, h=8)
 
@@ -81,7 +81,9 @@ def _log_constant(fx) -> float:
     return 2.0 if fx.mutated(HALF_LOG) else 4.0
 
 
-@claim("min2024.claim.path", kind="claim", title="Travel-time bound over activation paths (App. C.2)",
+@claim("min2024.claim.path", kind="claim",
+       fidelity="faithful",
+       title="Travel-time bound over activation paths (App. C.2)",
        statement=r"(a) every admissible path has $T(P)\le T(P_{\max})=\frac{4}{m\sqrt\mu X_{\min}}(H_{n_-}+\frac12+"
        r"H_{n_+-1})$; (b) $T(P_{\max})\le\frac{16\log n}{m\sqrt\mu X_{\min}}=t_1$; (c) dead paths take at most "
        r"$\frac{4H_n}{m\sqrt\mu X_{\min}}\le t_1$.", hypotheses=[N_GE_2],
@@ -94,17 +96,21 @@ def path(fx):
     ev = Evidence()
     worst_a, ratio_b, ratio_c = 0.0, 0.0, 0.0
     const = _log_constant(fx)
-    for n in range(fx["n_min"], fx["n_max"] + 1):
+    for n in range(max(fx["n_min"], 2), fx["n_max"] + 1):
         for n_pos in range(1, n):
             n_neg = n - n_pos
             lp = longest_path(n_pos, n_neg)
             pmax = harmonic(n_neg) + 0.5 + harmonic(n_pos - 1)
             worst_a = max(worst_a, abs(lp - pmax))
-            ratio_b = max(ratio_b, pmax / (const * np.log(n)) if n > 1 else np.inf)
-        ratio_c = max(ratio_c, harmonic(n) / (const * np.log(n)) if n > 1 else np.inf)
+            ratio_b = max(ratio_b, pmax / (const * np.log(n)))
+        ratio_c = max(ratio_c, harmonic(n) / (const * np.log(n)))
     ev.close("max |DP longest path - (H_{n-} + 1/2 + H_{n+-1})| (an identity)", worst_a, 0.0, atol=1e-12)
     ev.le(f"max (H_{{n-}} + 1/2 + H_{{n+-1}}) / ({const:g} log n)", ratio_b, 1.0, rtol=0.0)
     ev.le(f"max H_n / ({const:g} log n)", ratio_c, 1.0, rtol=0.0)
+    if fx["n_min"] < 2:
+        # n = 1 (off the hypothesis): one point, so every path is dead and (c) reads H_1 = 1 <= 4 log 1 = 0 (t1 = 0);
+        # judged as a difference, log 1 = 0 leaves no ratio
+        ev.le(f"(c) at n = 1: H_1 - {const:g} log 1", harmonic(1), 0.0, rtol=0.0)
     return ev
 
 
@@ -116,6 +122,7 @@ def _exact_n2_excess() -> tuple[str, bool]:
 
 
 @claim("min2024.claim.path.intermediate", kind="claim",
+       fidelity="faithful", cannot_fail="(amended) the step quantifies over n+, n- >= 1, which forces n >= 2: the hypothesis cannot be broken without emptying the quantifier (the n = 1 control holds vacuously); the constant 2 log n is refuted",
        title="Intermediate step 2H_n + 1/2 <= 4 log n (App. C.2)",
        statement=r"$2H_n+\frac12\le4\log n$ for $n\ge2$ (the step bounding $T(P_{\max})$ by $t_1$).",
        hypotheses=[N_GE_2], uses=["min2024.claim.path"],
@@ -162,7 +169,9 @@ def path_intermediate(fx):
 # eps, zeta, (28)-(29)
 
 
-@claim("min2024.claim.eps", kind="claim", title="Choice of eps (Sec. 3.3): eps2 beats eps1 for large n",
+@claim("min2024.claim.eps", kind="claim",
+       fidelity="partial", fidelity_note="only eps2 <= eps1 from (28) is judged, at n = 6 and 20; the printed orders eps1 = O(sqrt(mu)/sqrt(hn)), eps2 = O(h^-1/2 e^{-(n/sqrt mu) log n}) are recorded (E15: (28) has sqrt(h) n and a factor min{mu, zeta, xi})", no_room="a sign of log eps2 - log eps1 (the recorded logs give the margin, dozens of e-folds)", cannot_fail="with Gaussian W0 (W_max ~ 1) eps2 = h^-1/2 e^{-64 n X_max log n/(m sqrt(mu) X_min)} lies dozens of e-folds below eps1 at every n >= 2 and m <= 1: no fixture of the family reverses the order, and off Assumption 2 both vanish (m = 0); the opposite order is refuted",
+       title="Choice of eps (Sec. 3.3): eps2 beats eps1 for large n",
        statement=r"$\epsilon_1=O(\sqrt\mu/\sqrt{hn})$, $\epsilon_2=O(\frac1{\sqrt h}e^{-\frac n{\sqrt\mu}\log n})$ and "
        r"$\epsilon_2\le\epsilon_1$ when $n$ is large (formally (28)).", hypotheses=[A1, A2],
        uses=["min2024.claim.eq29.amended"],
@@ -249,7 +258,9 @@ def _zeta_check(fx) -> Evidence:
     return ev
 
 
-@claim("min2024.claim.zeta", kind="claim", title="zeta := max{zeta1, zeta2} (App. C.2, l.592)",
+@claim("min2024.claim.zeta", kind="claim",
+       fidelity="faithful", no_room="cap inclusion (yes/no) and the identity (26): no ratio room",
+       title="zeta := max{zeta1, zeta2} (App. C.2, l.592)",
        statement=r"With $\zeta=\max\{\zeta_1,\zeta_2\}$ ($\zeta_1$ of Lemma 8, $\zeta_2$ of (26)): "
        r"$S^\zeta_{x_\pm}\subset S_\pm$ and no $V_\pm$ neuron starts in $S^\zeta_{x_\mp}$.", hypotheses=[A1, A2],
        uses=["min2024.lem8"],
@@ -295,7 +306,9 @@ def _eq29_exact_ratio() -> str:
     return str(sp.simplify(2 * eps1 * sp.sqrt(h) * xmax * w ** 2 / (m * sp.sqrt(mu) * xmin / (4 * n * xmax))))
 
 
-@claim("min2024.claim.eq29", kind="claim", title="(28) implies (29) via Lemma 3",
+@claim("min2024.claim.eq29", kind="claim",
+       fidelity="faithful", cannot_fail="(amended) with 8 in place of 4, Lemma 3's bound at eps1 equals (29) exactly (sympy ratio 1): an identity in the constants, whatever the data; the constant 6 is refuted",
+       title="(28) implies (29) via Lemma 3",
        statement=r"$\epsilon\le\epsilon_1=\frac{\min\{\mu,\zeta,\xi\}\sqrt\mu X_{\min}}{4\sqrt hnX_{\max}^2W_{\max}^2}$ "
        r"gives $\max_i|f(x_i)|\le\frac{\min\{\mu,\zeta,\xi\}\sqrt\mu X_{\min}}{4nX_{\max}}$ on $[0,T]$ (through Lemma 3).",
        hypotheses=[A1, A2, INIT], uses=["min2024.lem3"],
@@ -366,7 +379,9 @@ T1_FIXTURES = [random(wellsep, **BASE_T),
 ALIGN_HORIZON = 40.0   # eps -> 0 alignment horizon on the broken-hypothesis control (limit_alignment's 10, x4)
 
 
-@claim("min2024.claim.t1order", kind="claim", title="t1 = O(log n / sqrt(mu)) (Thm 1, Sec. 3.1-3.2)",
+@claim("min2024.claim.t1order", kind="claim",
+       fidelity="faithful", no_room="rate conclusions (fitted exponents against -1/2 and 0) and a yes/no (the alignment ends)",
+       title="t1 = O(log n / sqrt(mu)) (Thm 1, Sec. 3.1-3.2)",
        statement=r"The alignment phase ends by $t_1=O(\frac{\log n}{\sqrt\mu})$: the time $t_{align}$ from which "
        r"every $w_j\in S_{\mathrm{sign}(v_j)}\cup S_{dead}$ grows at most like $\frac{\log n}{\sqrt\mu}$ as "
        r"$\mu\to0$ and as $n$ grows ($\epsilon\to0$).", hypotheses=[A1, A2],
@@ -454,11 +469,16 @@ def _field_e34(w, v, x, y, slope0):
 
 
 FIELD_FLIPPED = "F(theta0) = (+a, 0, 0) (the field pointing out of S_dead)"
+POSITIVE_SLOPE = hypothesis("sigma'(0) = a > 0 (a fixed non-zero subgradient)",
+                            lambda fx: (fx["slope0"] > 0, fx["slope0"], f"a = {fx['slope0']:g}"))
+Y_POSITIVE = hypothesis("y = +1 (the flow outside S_dead points away from its boundary)",
+                        lambda fx: (fx["y"] > 0, fx["y"], f"y = {fx['y']:g}"))
 
 
 @claim("min2024.claim.nonexist", kind="example", title="Non-existence with sigma'(0) > 0 (App. E.3)",
        statement=r"$x=[1,0]$, $y=-1$, $w(0)=[0,1]$, $v(0)=1$: with $\sigma'(0)=a>0$, $F(\theta_0)=([-a,0],0)\ne0$ while "
-       r"$F\equiv0$ on $\mathrm{Int}(S_{dead})$, so no Caratheodory solution exists.",
+       r"$F\equiv0$ on $\mathrm{Int}(S_{dead})$, so no Caratheodory solution exists.", hypotheses=[POSITIVE_SLOPE],
+       fidelity="faithful", no_room="an exact field value and a yes/no",
        fixtures=[random(example_e34, label="min.example_e3", slope0=0.5, y_label=-1.0),
                  adversarial(example_e34, label="min.example_e3.a1", slope0=1.0, y_label=-1.0),
                  negative(example_e34, label="min.example_e3.a0", slope0=0.0, y_label=-1.0),
@@ -485,7 +505,8 @@ UNIQUE = "the solution is unique: the glued trajectory stays in S_dead after t0"
 
 @claim("min2024.claim.nonunique", kind="example", title="Non-uniqueness with sigma'(0) = 0 (App. E.4)",
        statement=r"$x=[1,0]$, $y=+1$, $w(0)=[0,1]$, $v(0)=1$: $\theta(t)\equiv\theta_0$ and, for every $t_0\ge0$, the "
-       r"trajectory constant until $t_0$ and then solving (47) are both Caratheodory solutions.",
+       r"trajectory constant until $t_0$ and then solving (47) are both Caratheodory solutions.", hypotheses=[Y_POSITIVE],
+       fidelity="faithful", no_room="integral-equation residuals at a discretisation tolerance and signs",
        fixtures=[random(example_e34, label="min.example_e4"),
                  adversarial(example_e34, label="min.example_e4.tiny", scale=1e-3),
                  negative(example_e34, label="min.example_e4.y_negative", y_label=-1.0),
@@ -544,13 +565,15 @@ def _normal_components(r, ks: np.ndarray) -> np.ndarray:
     return np.concatenate(out) if out else np.zeros(0)
 
 
-@claim("min2024.claim.filippov", kind="claim", title="Filippov solutions (App. F): no sliding under Assumption 1",
+@claim("min2024.claim.filippov", kind="claim",
+       fidelity="partial", fidelity_note="the no-sliding argument is checked ((46) on the planes along simulated trajectories, no slide event); Theorem 1's conclusions for Filippov solutions are those of thm1.* on the same (Caratheodory) solutions, not re-judged here",
+       title="Filippov solutions (App. F): no sliding under Assumption 1",
        statement=r"Theorem 1 remains true for regular Filippov solutions with set-valued $x_a(w)$ (57): under "
        r"Assumption 1 every Filippov selection crosses the planes $\langle x_i,w_j\rangle=0$ transversally "
        r"($y_i\,\mathrm{sign}(v_j)\langle x_i,F\rangle\ge\mu\|x_i\||v_j|\sum_{k\ \mathrm{active}}|g_k|\|x_k\|>0$, "
        r"(46)), so there is no sliding and the Filippov solutions are the Caratheodory ones checked in thm1.*.",
        hypotheses=[A1, INIT], uses=["min2024.claim.eq46", "min2024.thm1"],
-       fixtures=[random(wellsep, **BASE_T), *FIT_FIXTURES[1:4], NEG_A1,
+       fixtures=[random(wellsep, **BASE_T), *FIT_FIXTURES[1:4], NEG_A1, NEG_A1_PROBE,
                  negative(wellsep, mutation=SLIDING, **BASE_T)],
        judged_by="on the theorem-scale trajectory (alignment, fit and 12 late decades): the event-driven "
        "integrator's own classification of every pattern event (no 'slide' event), and independently (46) on the "
@@ -583,7 +606,9 @@ LEAK = 0.2
 DEAD_TRAPS = "S_dead traps as for ReLU (Lemma 12(i) carried over to leaky ReLU)"
 
 
-@claim("min2024.rmk5.leaky_probe", kind="remark", title="Remark 5 probe: early alignment with leaky ReLU",
+@claim("min2024.rmk5.leaky_probe", kind="remark",
+       fidelity="proxy", fidelity_note="Remark 5's informal 'similar notion of early alignment' for leaky ReLU judged as: in the eps -> 0 leaky flow (alpha = 0.2) every neuron reaches S_sign(v_j) within t = 40 and none stays dead", no_room="memberships: yes/no conclusions",
+       title="Remark 5 probe: early alignment with leaky ReLU",
        statement=r"With $\sigma(z)=\max\{z,\alpha z\}$, $\alpha\in(0,1)$ (here $\alpha=0.2$), from small init "
        r"($\epsilon\to0$): every $V_+$ neuron reaches $S_+$ and every $V_-$ neuron $S_-$ in finite time, and none "
        r"ends in $S_{dead}$ (the leaky $x_a(w)=\sum_{\mathrm{active}}y_ix_i+\alpha\sum_{\mathrm{inactive}}y_ix_i$ "
@@ -595,7 +620,7 @@ DEAD_TRAPS = "S_dead traps as for ReLU (Lemma 12(i) carried over to leaky ReLU)"
        fixtures=[random(wellsep, **BASE_T),
                  adversarial(wellsep, label="min.wellsep.tilt_dead", **{**BASE_T, "tilt": True, "crafted": "dead"}),
                  adversarial(wellsep, label="min.wellsep.small_mu", **{**BASE_T, "mu": 0.1}),
-                 NEG_A1,
+                 NEG_A1, NEG_A1_PROBE,
                  negative(wellsep, mutation=DEAD_TRAPS, label="min.wellsep.tilt_dead",
                           **{**BASE_T, "tilt": True, "crafted": "dead"})],
        judged_by="eps -> 0 leaky flow (alpha = 0.2, exact limit, saved every 0.01 up to 10, extended to 40 once): "
@@ -611,8 +636,10 @@ def leaky_probe(fx):
     dead0 = run.mem[0] == DEAD
     if fx.mutated(DEAD_TRAPS):
         ev.forall("neurons starting in S_dead stay in S_dead", (run.mem[:, dead0] == DEAD).all(0), relation="true")
-    reach = np.array([float(run.t[np.flatnonzero(run.mem[:, j] != target[j])[-1] + 1])
-                      if (run.mem[:, j] != target[j]).any() else 0.0 for j in range(len(s))])
+    last_out = [np.flatnonzero(run.mem[:, j] != target[j]) for j in range(len(s))]
+    # inf: still outside S_sign(v_j) at the last saved time (e.g. off Assumption 1)
+    reach = np.array([0.0 if k.size == 0 else float(run.t[k[-1] + 1]) if k[-1] + 1 < len(run.t) else np.inf
+                      for k in last_out])
     ev.record(time_to_reach_S_sign=reach, started_dead=int(dead0.sum()), t_end=float(run.t[-1]))
     return ev
 
