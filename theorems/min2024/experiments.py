@@ -84,12 +84,24 @@ def _partial_kept_sign(X, y, W, v, v0):
 MU_EFFECT_REVERSED = "smaller mu aligns faster (fewer partial neurons for mu = sin 0.001)"
 
 
+def _orthogonal(fx):
+    mu = mu_of(fx["X"], fx["y"])
+    return abs(mu) < 1e-12, mu, f"mu = {mu:.3g}"
+
+
+ORTHOGONAL = hypothesis("orthogonal data (mu = 0, App. A.3's setting)", _orthogonal)
+TWO_POINT_NOTE = ("the two data sets and GD setting are the paper's (h = 50, alpha = 1e-6, step 2e-3, 3 runs); the "
+                  "loss (logistic, summed) is the harness's choice (unspecified, E35)")
+
+
 @claim("min2024.exp.fig7_8", kind="experiment", title="Figs. 7-8 (App. A.2): effect of mu on the alignment",
        statement=r"On $x_1=[1,0]$, $x_2=[\sin a,\cos a]$ ($y=+1$): with $\mu=\sin0.1$ the non-dead positive neurons "
        r"eventually all enter $S_+$; with $\mu=\sin0.001$ there are still non-dead neurons outside $S_+$ at iteration "
-       r"7000.", uses=["min2024.thm1.a"],
+       r"7000.", uses=["min2024.thm1.a"], hypotheses=[A1],
+       fidelity="proxy", fidelity_note=TWO_POINT_NOTE + "; 'eventually' read at iteration 21000, among the neurons "
+       "that kept the sign of v_j(0) (unbalanced init)", no_room="neuron counts: yes/no conclusions",
        fixtures=[random(two_point, a=0.1, seeds={"quick": 1, "standard": 1, "thorough": 2}),
-                 negative(two_point, label="min.two_point.orthogonal", a=0.0, profiles=STD),
+                 negative(two_point, label="min.two_point.orthogonal", a=0.0),
                  negative(two_point, mutation=MU_EFFECT_REVERSED, a=0.1)],
        judged_by="3 GD runs per data set inside one check (h = 50, alpha = 1e-6, step 2e-3, logistic loss): for the "
        "larger mu, zero partial neurons at 21000 among those that kept the sign of v_j(0) and a non-increasing "
@@ -132,9 +144,11 @@ ALIGN_COMPLETES = "alignment completes with mu = 0 (no partial neuron left at 21
 
 @claim("min2024.exp.fig9", kind="experiment", title="Fig. 9 (App. A.3): orthogonal data (mu = 0)",
        statement=r"On $x_1=[1,0]$, $x_2=[0,1]$: positive neurons end aligned with $x_1$, $x_2$ or $x_+$; only the "
-       r"$S_+$ neurons grow, so partial neurons persist and do not fit.",
+       r"$S_+$ neurons grow, so partial neurons persist and do not fit.", hypotheses=[ORTHOGONAL],
+       fidelity="proxy", fidelity_note=TWO_POINT_NOTE + "; 'do not grow' read as a norm share below 1e-3 at 21000",
+       no_room="neuron counts and a threshold of the harness's",
        fixtures=[random(two_point, label="min.two_point.orthogonal", a=0.0, seeds={"quick": 1, "standard": 1, "thorough": 2}),
-                 negative(two_point, label="min.two_point.mu_positive", a=0.1, profiles=STD),
+                 negative(two_point, label="min.two_point.mu_positive", a=0.1),
                  negative(two_point, label="min.two_point.orthogonal", mutation=ALIGN_COMPLETES, a=0.0)],
        judged_by="3 GD runs: partial count > 0 and unchanged from iteration 4000 to 21000 in every run; partial "
        "neurons' share of ||W||_F^2 at 21000 below 1e-3 (the harness's reading of 'do not grow': a threshold, "
@@ -342,6 +356,9 @@ NO_ALIGNMENT_PHASE = "aligned already at initialisation (no alignment phase)"
 @claim("min2024.exp.fig6", kind="experiment", title="Fig. 6 (App. A.1): 2-D toy example",
        statement=r"In 2-D with $h=50$, $\alpha=10^{-6}$: at the end of the alignment every non-dead $V_\pm$ neuron is in "
        r"$S_\pm$; then norms grow and the loss goes to 0.", hypotheses=[A1],
+       fidelity="proxy", fidelity_note="the paper's toy data set is not given (a figure only): 3 + 3 points within 40 "
+       "degrees of +-e_1 stand in; the alignment end read at the fitting onset (10% loss drop), among the neurons "
+       "that kept the sign of v_j(0)", no_room="memberships and a threshold of the harness's",
        uses=["min2024.thm1.a"],
        fixtures=[random(toy2d, seeds={"quick": 1, "standard": 1, "thorough": 2}),
                  negative(toy2d, label="min.toy2d.flipped_label", flip=True),
@@ -395,9 +412,12 @@ ONE_LAYER_TWO_PHASE = "first-layer-only training is two-phase too (norm change n
        title="Figs. 12-13 (App. A.5): two-phase training vs first-layer-only training (real digits)",
        statement=r"Training both layers from small init, early on only the directions change (norm changes "
        r"negligible) and later the norms grow; training only $W$ (fixed $v_j=\pm1$) shows no such two phases.",
+       hypotheses=[SMALL_INIT], fidelity="proxy", fidelity_note=FIG5_DATA + "; full-batch GD in place of SGD with "
+       "batch 2000; 'negligible' and 'orders of magnitude' read as the thresholds 1e-3 and 1e3",
+       no_room="thresholds of the harness's reading of 'negligible' and 'orders of magnitude'",
        fixtures=[random(real_digits, label="min.real_digits.0v1", n=120, seeds={"quick": 1, "standard": 1, "thorough": 2}),
                  adversarial(real_digits, label="min.real_digits.3v8", pair=(3, 8), n=120, steps=45000),
-                 negative(real_digits, label="min.real_digits.large_init", n=120, init_std=0.1, profiles=STD),
+                 negative(real_digits, label="min.real_digits.large_init", n=120, init_std=0.1),
                  negative(real_digits, label="min.real_digits.0v1", mutation=ONE_LAYER_TWO_PHASE, n=120)],
        judged_by="full-batch GD (the paper uses SGD, batch 2000) on the mean logistic loss, real 8x8 digits 0 vs 1 "
        "(120 images; 3 vs 8 adversarial): both layers: norm/direction metric ratio <= 1e-3 at every checkpoint "
