@@ -8,7 +8,7 @@ S+/S-), thm1.c = part 2 trapping, thm1.d = part 2 O(1/t) loss with t2 bounds, th
 thm1.f = part 2 ||W|| -> infinity; thm1 combines them on one fixture. The order of t2 (thm1.t2_order) is
 refuted as printed (E24) and carries its erratum.
 
-The printed bounds are loose (t_align / t1 ~ 1e-3, t2 / (39) ~ 1/20): every loose bound has a companion
+The printed bounds are loose (t_align / t1 ~ 1e-3, t2 / (39) ~ 1/20) and keep the mark; each has a companion
 rate check (a fitted exponent that can fail): t_align against mu and n in the eps -> 0 limit (thm1.a), the
 late-phase exponent of the loss (thm1.d), the growth of ||W|| along log-horizons (thm1.f), t2 against
 log(1/eps) (thm1.t2_order.amended).
@@ -155,7 +155,9 @@ def _t_align_rates(fx, ev: Evidence, attained: bool) -> None:
            negative(wellsep, mutation=T1_RATE, **BASE)],
        judged_by="membership of every neuron at every saved t in [t1, 1.2 t1] on the polar flow at the "
        "theorem's eps (when t1 > 200: simulated to 200, later times certified by Lemma 12); t_align / t1 "
-       "recorded (the bound is ~300x loose); companion rate checks in the eps -> 0 limit: fitted exponents of "
+       "recorded (the bound is loose and keeps the mark: smallest room 326 in quick; t1 carries min{zeta, mu^2} <= "
+       "mu^2, so no data set of the family brings it within 10x); companion rate checks, shown beside it (they pin "
+       "nothing: t_align's exponents are not t1's), in the eps -> 0 limit: fitted exponents of "
        "t_align against mu (0.6 ... 0.02) and n (x1, x2, x4) against those of t1 on the same data; "
        + PART1_EXTREMES)
 def thm1_a(fx):

@@ -353,7 +353,8 @@ DWELL_ATTAINED = "dwell = Theta(Delta t) (the bound's mu^{-5/2} rate attained)"
                  NEG_A1, negative(wellsep, mutation=DWELL_ATTAINED, **BASE)],
        judged_by="every maximal constant-pattern interval on the saved grid (an upper estimate of its length; the "
        "interval censored at the horizon is skipped) against Delta t(n_a): a quantifier over intervals, vacuous "
-       "when none; the bound is ~100x loose, so a companion rate check: in the eps -> 0 limit on the fixture's "
+       "when none; the bound is loose and keeps the mark (smallest room 85 in quick: Delta t carries min{zeta, mu^2}); "
+       "a companion rate check, shown beside it (it pins nothing), in the eps -> 0 limit on the fixture's "
        "data rebuilt at mu = 0.6 ... 0.02, the fitted exponent of max(dwell x n_a) against mu is >= that of "
        "4/(min{zeta, xi} sqrt(mu) X_min) (~ -5/2) within 0.1 plus twice the fit's standard error")
 def dwell(fx):
