@@ -134,6 +134,9 @@ NAIVE_ORDER = "O(eps^2) (the naive order of f = O(||w||^2) at t = 0, ignoring th
        r"\log\frac1{\sqrt h\epsilon}$: $\max_j\|\frac{d}{dt}\frac{w_j}{\|w_j\|}-\mathrm{sign}(v_j(0))P_{w_j}x_a(w_j)\|"
        r"\le4\epsilon n\sqrt hX_{\max}^2W_{\max}^2$ (leaky ReLU allowed).",
        hypotheses=[INIT, EPS_LEM], uses=["min2024.lem3", "min2024.lem4"], fidelity="faithful",
+       cannot_fail="the bound is ~2.4e4x loose at the hypothesis' edge and [0, T] is empty once eps >= 1/sqrt(h): no "
+       "eps breaking the hypothesis while leaving an interval brings the error up to the bound (the large-init "
+       "control held); the mutated O(eps^2) rate is refuted",
        fixtures=LEM_FIXTURES + [LARGE_INIT, negative(wellsep, label="min.wellsep.growing", mutation=NAIVE_ORDER,
                                                      **GROWING)],
        judged_by="direct (W, v) flow (integrate_flow: DOP853 region by region, rtol 1e-12; 1e-13 along the eps "
