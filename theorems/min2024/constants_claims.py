@@ -122,7 +122,9 @@ def _exact_n2_excess() -> tuple[str, bool]:
 
 
 @claim("min2024.claim.path.intermediate", kind="claim",
-       fidelity="faithful", cannot_fail="(amended) the step quantifies over n+, n- >= 1, which forces n >= 2: the hypothesis cannot be broken without emptying the quantifier (the n = 1 control holds vacuously); the constant 2 log n is refuted",
+       fidelity="faithful",
+       cannot_fail="(amended) the step quantifies over n+, n- >= 1, which forces n >= 2: the hypothesis cannot be "
+       "broken without emptying the quantifier (the n = 1 control holds vacuously); the constant 2 log n is refuted",
        title="Intermediate step 2H_n + 1/2 <= 4 log n (App. C.2)",
        statement=r"$2H_n+\frac12\le4\log n$ for $n\ge2$ (the step bounding $T(P_{\max})$ by $t_1$).",
        hypotheses=[N_GE_2], uses=["min2024.claim.path"],
@@ -170,7 +172,14 @@ def path_intermediate(fx):
 
 
 @claim("min2024.claim.eps", kind="claim",
-       fidelity="partial", fidelity_note="only eps2 <= eps1 from (28) is judged, at n = 6 and 20; the printed orders eps1 = O(sqrt(mu)/sqrt(hn)), eps2 = O(h^-1/2 e^{-(n/sqrt mu) log n}) are recorded (E15: (28) has sqrt(h) n and a factor min{mu, zeta, xi})", no_room="a sign of log eps2 - log eps1 (the recorded logs give the margin, dozens of e-folds)", cannot_fail="with Gaussian W0 (W_max ~ 1) eps2 = h^-1/2 e^{-64 n X_max log n/(m sqrt(mu) X_min)} lies dozens of e-folds below eps1 at every n >= 2 and m <= 1: no fixture of the family reverses the order, and off Assumption 2 both vanish (m = 0); the opposite order is refuted",
+       fidelity="partial",
+       fidelity_note="only eps2 <= eps1 from (28) is judged, at n = 6 and 20; the printed orders eps1 = "
+       "O(sqrt(mu)/sqrt(hn)), eps2 = O(h^-1/2 e^{-(n/sqrt mu) log n}) are recorded (E15: (28) has sqrt(h) n and a "
+       "factor min{mu, zeta, xi})",
+       no_room="a sign of log eps2 - log eps1 (the recorded logs give the margin, dozens of e-folds)",
+       cannot_fail="with Gaussian W0 (W_max ~ 1) eps2 = h^-1/2 e^{-64 n X_max log n/(m sqrt(mu) X_min)} lies dozens "
+       "of e-folds below eps1 at every n >= 2 and m <= 1: no fixture of the family reverses the order, and off "
+       "Assumption 2 both vanish (m = 0); the opposite order is refuted",
        title="Choice of eps (Sec. 3.3): eps2 beats eps1 for large n",
        statement=r"$\epsilon_1=O(\sqrt\mu/\sqrt{hn})$, $\epsilon_2=O(\frac1{\sqrt h}e^{-\frac n{\sqrt\mu}\log n})$ and "
        r"$\epsilon_2\le\epsilon_1$ when $n$ is large (formally (28)).", hypotheses=[A1, A2],
@@ -307,7 +316,9 @@ def _eq29_exact_ratio() -> str:
 
 
 @claim("min2024.claim.eq29", kind="claim",
-       fidelity="faithful", cannot_fail="(amended) with 8 in place of 4, Lemma 3's bound at eps1 equals (29) exactly (sympy ratio 1): an identity in the constants, whatever the data; the constant 6 is refuted",
+       fidelity="faithful",
+       cannot_fail="(amended) with 8 in place of 4, Lemma 3's bound at eps1 equals (29) exactly (sympy ratio 1): an "
+       "identity in the constants, whatever the data; the constant 6 is refuted",
        title="(28) implies (29) via Lemma 3",
        statement=r"$\epsilon\le\epsilon_1=\frac{\min\{\mu,\zeta,\xi\}\sqrt\mu X_{\min}}{4\sqrt hnX_{\max}^2W_{\max}^2}$ "
        r"gives $\max_i|f(x_i)|\le\frac{\min\{\mu,\zeta,\xi\}\sqrt\mu X_{\min}}{4nX_{\max}}$ on $[0,T]$ (through Lemma 3).",
@@ -380,7 +391,8 @@ ALIGN_HORIZON = 40.0   # eps -> 0 alignment horizon on the broken-hypothesis con
 
 
 @claim("min2024.claim.t1order", kind="claim",
-       fidelity="faithful", no_room="rate conclusions (fitted exponents against -1/2 and 0) and a yes/no (the alignment ends)",
+       fidelity="faithful",
+       no_room="rate conclusions (fitted exponents against -1/2 and 0) and a yes/no (the alignment ends)",
        title="t1 = O(log n / sqrt(mu)) (Thm 1, Sec. 3.1-3.2)",
        statement=r"The alignment phase ends by $t_1=O(\frac{\log n}{\sqrt\mu})$: the time $t_{align}$ from which "
        r"every $w_j\in S_{\mathrm{sign}(v_j)}\cup S_{dead}$ grows at most like $\frac{\log n}{\sqrt\mu}$ as "
@@ -568,7 +580,10 @@ def _normal_components(r, ks: np.ndarray) -> np.ndarray:
 
 
 @claim("min2024.claim.filippov", kind="claim",
-       fidelity="partial", fidelity_note="the no-sliding argument is checked ((46) on the planes along simulated trajectories, no slide event); Theorem 1's conclusions for Filippov solutions are those of thm1.* on the same (Caratheodory) solutions, not re-judged here",
+       fidelity="partial",
+       fidelity_note="the no-sliding argument is checked ((46) on the planes along simulated trajectories, no slide "
+       "event); Theorem 1's conclusions for Filippov solutions are those of thm1.* on the same (Caratheodory) "
+       "solutions, not re-judged here",
        title="Filippov solutions (App. F): no sliding under Assumption 1",
        statement=r"Theorem 1 remains true for regular Filippov solutions with set-valued $x_a(w)$ (57): under "
        r"Assumption 1 every Filippov selection crosses the planes $\langle x_i,w_j\rangle=0$ transversally "
@@ -609,7 +624,10 @@ DEAD_TRAPS = "S_dead traps as for ReLU (Lemma 12(i) carried over to leaky ReLU)"
 
 
 @claim("min2024.rmk5.leaky_probe", kind="remark",
-       fidelity="proxy", fidelity_note="Remark 5's informal 'similar notion of early alignment' for leaky ReLU judged as: in the eps -> 0 leaky flow (alpha = 0.2) every neuron reaches S_sign(v_j) within t = 40 and none stays dead", no_room="memberships: yes/no conclusions",
+       fidelity="proxy",
+       fidelity_note="Remark 5's informal 'similar notion of early alignment' for leaky ReLU judged as: in the eps -> "
+       "0 leaky flow (alpha = 0.2) every neuron reaches S_sign(v_j) within t = 40 and none stays dead",
+       no_room="memberships: yes/no conclusions",
        title="Remark 5 probe: early alignment with leaky ReLU",
        statement=r"With $\sigma(z)=\max\{z,\alpha z\}$, $\alpha\in(0,1)$ (here $\alpha=0.2$), from small init "
        r"($\epsilon\to0$): every $V_+$ neuron reaches $S_+$ and every $V_-$ neuron $S_-$ in finite time, and none "

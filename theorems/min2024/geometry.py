@@ -320,7 +320,9 @@ def lem9(fx):
 
 
 @claim("min2024.lem11", kind="lemma",
-       fidelity="faithful", cannot_fail="off Assumption 1 the bound's sqrt(mu) is undefined (mu < 0: the probe on min.states.mu_negative is undefined) or 0 (mu = 0, where it holds trivially); the mutated constant X_min -> X_max is refuted",
+       fidelity="faithful",
+       cannot_fail="off Assumption 1 the bound's sqrt(mu) is undefined (mu < 0: the probe on min.states.mu_negative "
+       "is undefined) or 0 (mu = 0, where it holds trivially); the mutated constant X_min -> X_max is refuted",
        title="Lemma 11 (||x_a|| lower bound)",
        statement=r"$\|x_a(w)\|\ge\sqrt\mu\,n_a(w)X_{\min}$; also $\|x_\pm\|\ge\sqrt\mu\,n_\pm X_{\min}$.",
        hypotheses=[A1],
@@ -362,7 +364,10 @@ def sdead_nonempty(X: np.ndarray) -> tuple[bool, bool]:
 
 
 @claim("min2024.claim.rand", kind="claim",
-       fidelity="faithful", cannot_fail="P(max_{I+} <w, x_i> > 0) >= 1/2 holds for any data by the symmetry w -> -w of the Gaussian (P(<w, x_1> > 0) = 1/2), hence 1 - 2^-m for m independent neurons, and Assumption 2 holds almost surely for any data: Assumption 1 is not needed, no input breaks the conclusion; the 0.99 control is refuted",
+       fidelity="faithful",
+       cannot_fail="P(max_{I+} <w, x_i> > 0) >= 1/2 holds for any data by the symmetry w -> -w of the Gaussian (P(<w, "
+       "x_1> > 0) = 1/2), hence 1 - 2^-m for m independent neurons, and Assumption 2 holds almost surely for any "
+       "data: Assumption 1 is not needed, no input breaks the conclusion; the 0.99 control is refuted",
        title="Merits of random initialisation (Sec. 3.1)",
        statement=r"With $[W_0]_{ij}\sim N(0,1/D)$: Assumption 2 holds a.s.; "
        r"$P(\max_{i\in I_+}\langle w,x_i\rangle>0)\ge1/2$; with $m$ neurons in $V_+$, "

@@ -274,7 +274,10 @@ def _losses(r) -> np.ndarray:
 
 
 @claim("min2024.thm1.d", kind="theorem",
-       fidelity="faithful", cannot_fail="the O(1/t) bound and T <= t2 <= (39) are defined where t1 and t2 exist: off Assumptions 1-2 t1 is infinite and t2 is not reached (the min.clusters control is undecided), and at large eps the late-phase fit is not certified (undecided); the mutated O(1/t^2) rate is refuted",
+       fidelity="faithful",
+       cannot_fail="the O(1/t) bound and T <= t2 <= (39) are defined where t1 and t2 exist: off Assumptions 1-2 t1 is "
+       "infinite and t2 is not reached (the min.clusters control is undecided), and at large eps the late-phase fit "
+       "is not certified (undecided); the mutated O(1/t^2) rate is refuted",
        title="Theorem 1, part 2: O(1/t) loss after t2",
        statement=r"If $\tilde V_+,\tilde V_-\ne\emptyset$: with $\alpha=(\mu X_{\min})^2/(32X_{\max})$ and "
        r"$t_1\le T\le t_2\le$ (39), $L(t)\le \frac{L(t_2)}{L(t_2)\alpha(t-t_2)+1}$ for all $t\ge t_2$.",
@@ -371,7 +374,14 @@ NORM_TOL = 0.02   # 1/(X_max ||W||_F^2) at the last horizon: margins y_i f_i up 
 
 
 @claim("min2024.thm1.f", kind="theorem",
-       no_room="a limit judged as a trend against a tolerance; the proof route's inequalities are signs", fidelity="proxy", fidelity_note="||W|| -> infinity judged as a trend: 1/(X_max ||W(t)||_F^2) at the horizons t_fit 10^k, k = 0..12, falls below 0.02 (margins up to 50), with the proof route (non-decreasing live norm, X_max ||W||_F^2 >= min_i y_i f_i) at every saved t; no limit is taken", cannot_fail="the norm grows whenever the loss goes to 0, which the flow also reaches at large eps (held on min.wellsep.large_init_mu09), and off Assumption 1 t1 is infinite (undecided); the mutated bounded-norm statement is refuted",
+       no_room="a limit judged as a trend against a tolerance; the proof route's inequalities are signs",
+       fidelity="proxy",
+       fidelity_note="||W|| -> infinity judged as a trend: 1/(X_max ||W(t)||_F^2) at the horizons t_fit 10^k, k = "
+       "0..12, falls below 0.02 (margins up to 50), with the proof route (non-decreasing live norm, X_max ||W||_F^2 "
+       ">= min_i y_i f_i) at every saved t; no limit is taken",
+       cannot_fail="the norm grows whenever the loss goes to 0, which the flow also reaches at large eps (held on "
+       "min.wellsep.large_init_mu09), and off Assumption 1 t1 is infinite (undecided); the mutated bounded-norm "
+       "statement is refuted",
        title="Theorem 1, part 2: ||W(t)|| -> infinity",
        statement=r"If $\tilde V_\pm\ne\emptyset$, $\|W(t)\|_F\to\infty$ (proof route: $L\to0$ and "
        r"$|f(x_i)|\le\|W\|_F^2X_{\max}$).",
@@ -415,7 +425,10 @@ def thm1_f(fx):
 
 
 @claim("min2024.thm1", kind="theorem",
-       fidelity="faithful", cannot_fail="the parts' own probes show the hypotheses necessary (thm1.a and thm1.c fail at large eps, thm1.b and thm1.e off Assumption 1); on one combined fixture a broken hypothesis leaves part d's late-phase fit uncertified, so the combination is undecided there",
+       fidelity="faithful",
+       cannot_fail="the parts' own probes show the hypotheses necessary (thm1.a and thm1.c fail at large eps, thm1.b "
+       "and thm1.e off Assumption 1); on one combined fixture a broken hypothesis leaves part d's late-phase fit "
+       "uncertified, so the combination is undecided there",
        timeout_s=1200,
        title="Theorem 1 (early alignment, then O(1/t) loss and low rank)",
        statement=r"Under Assumptions 1-2, init (3) with $\epsilon\le\min\{\epsilon_1,\epsilon_2\}$ and any regular "

@@ -237,7 +237,10 @@ def lem12_amended(fx):
 
 @claim("min2024.lem13", kind="lemma",
        fidelity="faithful", no_room="log-form inequalities whose slack is an additive log margin (the recorded "
-       "slack_ratio is the shrink rate over the bound's)", cannot_fail="the shrink bound is judged on [0, min(t1, T)]: at large eps T <= 0 leaves no time to judge, and off Assumptions 1-2 t1 is infinite (the min.clusters control passes: the rate 2 n X_max bounds |d rho/dt| while |f| stays small, with or without Assumption 1); the mutated rate 0 is refuted",
+       "slack_ratio is the shrink rate over the bound's)",
+       cannot_fail="the shrink bound is judged on [0, min(t1, T)]: at large eps T <= 0 leaves no time to judge, and "
+       "off Assumptions 1-2 t1 is infinite (the min.clusters control passes: the rate 2 n X_max bounds |d rho/dt| "
+       "while |f| stays small, with or without Assumption 1); the mutated rate 0 is refuted",
        title="Lemma 13 (norms shrink at most exponentially before t1)",
        statement=r"$\sum_{j\in\tilde V_\pm}\|w_j(t_1)\|^2\ge e^{-4nX_{\max}t_1}\sum_{j\in\tilde V_\pm}\|w_j(0)\|^2$; "
        r"per neuron $\|w_j(t)\|^2\ge e^{-4nX_{\max}t}\|w_j(0)\|^2$ while $\max|f|\le1/2$.",
@@ -342,7 +345,10 @@ DWELL_ATTAINED = "dwell = Theta(Delta t) (the bound's mu^{-5/2} rate attained)"
 
 
 @claim("min2024.claim.dwell", kind="claim",
-       fidelity="faithful", cannot_fail="off Assumption 2 zeta = 0 and off Assumption 1 mu <= 0 make Delta t infinite or undefined, and at large eps the alignment phase [0, T] is empty: no broken hypothesis gives a finite bound to exceed; the mutated attained rate is refuted",
+       fidelity="faithful",
+       cannot_fail="off Assumption 2 zeta = 0 and off Assumption 1 mu <= 0 make Delta t infinite or undefined, and at "
+       "large eps the alignment phase [0, T] is empty: no broken hypothesis gives a finite bound to exceed; the "
+       "mutated attained rate is refuted",
        title="Dwell time in one activation pattern (Sec. 3.3, App. C.2)",
        statement=r"During $[0,T]$ a $V_+$ neuron outside $S_+\cup S_{dead}$ changes its activation pattern within "
        r"$\Delta t=4/(\min\{\zeta,\xi\}\sqrt\mu X_{\min}n_a)$ (symmetrically for $V_-$).",
@@ -390,7 +396,9 @@ def dwell(fx):
 
 
 @claim("min2024.claim.cap", kind="claim",
-       fidelity="faithful", cannot_fail="off Assumption 2 zeta = 0 and the cap is the ray along x_-+ itself, which a neuron starting off it does not reach in [0, T]; off Assumption 1 the clusters control held; the mutated zeta = zeta1* is refuted",
+       fidelity="faithful",
+       cannot_fail="off Assumption 2 zeta = 0 and the cap is the ray along x_-+ itself, which a neuron starting off "
+       "it does not reach in [0, T]; off Assumption 1 the clusters control held; the mutated zeta = zeta1* is refuted",
        title="No V+ neuron enters the cap around x- during [0, T] (App. C.2)",
        statement=r"If $\cos(w_j(0),x_-)<\sqrt{1-\zeta}$ for $j\in V_+$ then $\cos(w_j(t),x_-)<\sqrt{1-\zeta}$ on "
        r"$[0,T]$ (symmetrically for $V_-$, $x_+$), with $\zeta=\min\{\zeta_1,\zeta_2\}$.",
@@ -529,7 +537,10 @@ def inv(fx):
 
 
 @claim("min2024.claim.lowrank_blocks", kind="claim",
-       fidelity="faithful", no_room="the bound is attained up to the O(eps) term by a rank-one block (relative slack 0)", cannot_fail="the block bound holds whenever each block is (nearly) rank one, which the large-eps control also reaches (held); off Assumption 1 V~+- are undefined; the mutated bound from t = 0 is refuted",
+       fidelity="faithful",
+       no_room="the bound is attained up to the O(eps) term by a rank-one block (relative slack 0)",
+       cannot_fail="the block bound holds whenever each block is (nearly) rank one, which the large-eps control also "
+       "reaches (held); off Assumption 1 V~+- are undefined; the mutated bound from t = 0 is refuted",
        title="Block low rank after t1 (D.3, (41)-(43))",
        statement=r"$\|W_\pm\|_F^2\le\|W_\pm\|_2^2+\frac{4\epsilon W_{\max}^2}{\sqrt h}|\tilde V_\pm|$ and "
        r"$\|W_{dead}\|_F^2\le\frac{4\epsilon W_{\max}^2}{\sqrt h}|\tilde V_{dead}|$ for $t\ge t_1$.",
@@ -582,7 +593,9 @@ def _box_worst_cos(X: np.ndarray, y: np.ndarray) -> float:
 
 
 @claim("min2024.claim.refine", kind="claim",
-       fidelity="faithful", cannot_fail="its window [t1, t2+] exists only where t1 and t2 do: off Assumption 1 t1 is infinite, and at large eps the window is empty; the mutated g_i >= 1 is refuted",
+       fidelity="faithful",
+       cannot_fail="its window [t1, t2+] exists only where t1 and t2 do: off Assumption 1 t1 is infinite, and at "
+       "large eps the window is empty; the mutated g_i >= 1 is refuted",
        title="Refined alignment on [t1, t2+] (D.2, (37)-(40))",
        statement=r"On $[t_1,t_2^+]$: $g_i\in[1/2,3/2]$ ($i\in I_+$), $\cos(x_+,\tilde x_a)\ge1/2$ (printed in "
        r"'Complete the missing pieces'; the proof shows and uses $1/3$), $\|\tilde x_a\|\ge\sqrt\mu n_+X_{\min}/2$; "
@@ -670,7 +683,11 @@ FROZEN = "no hyperplane is ever crossed (patterns frozen from t = 0)"
 
 
 @claim("min2024.claim.exist", kind="claim",
-       fidelity="proxy", fidelity_note="existence of a global regular Caratheodory solution taken from the event-driven integrator reaching its horizon without step collapse (validity, not a proof of existence); the crossing count per hyperplane is judged on the saved grid", no_room="a crossing count: an integer bound",
+       fidelity="proxy",
+       fidelity_note="existence of a global regular Caratheodory solution taken from the event-driven integrator "
+       "reaching its horizon without step collapse (validity, not a proof of existence); the crossing count per "
+       "hyperplane is judged on the saved grid",
+       no_room="a crossing count: an integer bound",
        title="Existence of a regular solution without Zeno behaviour (App. E.2)",
        statement=r"Under Assumption 1 a global regular Caratheodory solution exists; each hyperplane "
        r"$\{\langle x_i,w_j\rangle=0\}$ is crossed at most once.", hypotheses=ANY_EPS_HYPS,
