@@ -333,3 +333,27 @@ def test_direction_error_reads_field_and_x_a_from_one_activation_pattern():
     u = W[0] / np.linalg.norm(W[0])
     mixed = dW[0] / np.linalg.norm(W[0])                             # x_a(w_0) = 0 on the inactive side
     assert np.linalg.norm(mixed - (mixed @ u) * u) > 1e3 * bound
+
+
+def test_rmk7_exit_velocity_separates_e4_from_an_entry_through_the_other_class():
+    """App. E.4's neuron sits on the plane of a point of its own sign: the field next to it points out of S_dead
+    (+1); a V+ neuron on the plane of a negative point is pushed back (-1), and on the planes of two negative points
+    at once every neighbouring region pushes back (<= -mu)."""
+    from theorems.min2024.constants_claims import _exit_velocity
+
+    x, u = np.array([[1.0, 0.0]]), np.array([0.0, 1.0])
+    assert _exit_velocity(x, np.array([1.0]), u, 1.0, np.array([1.0]), 1e-12) == (1.0, 1)
+    assert _exit_velocity(x, np.array([-1.0]), u, 1.0, np.array([-1.0]), 1e-12) == (-1.0, 1)
+    X2, y2 = np.array([[1.0, 0.5, 0.0], [0.5, 1.0, 0.0]]), -np.ones(2)
+    worst, planes = _exit_velocity(X2, y2, np.array([0.0, 0.0, 1.0]), 1.0, y2, 1e-12)
+    assert planes == 2 and worst <= -mu_of(X2, y2) + 1e-12
+
+
+def test_path_claim_fails_at_n_equal_one():
+    from fixtures.min2024 import paths
+    from theorems.min2024.constants_claims import path
+    from verify import negative
+    from verify.claims import build_fixture
+
+    ev = path(build_fixture(negative(paths, n_min=1), 0, "quick"))
+    assert [c.holds for c in ev.comparisons][-1] is False   # H_1 = 1 > 4 log 1 = 0
