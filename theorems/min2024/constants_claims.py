@@ -136,6 +136,7 @@ def _exact_n2_excess() -> tuple[str, bool]:
            reading="the second inequality, 2 H_n + 1/2 <= 4 log n, for every n >= 2 (the theorem needs n >= 2 for "
            "t1 > 0); the first one (H_{n-} + 1/2 + H_{n+-1} <= 2 H_n + 1/2) holds",
            second_method="exact arithmetic (sympy): 2 H_2 + 1/2 - 4 log 2 = 7/2 - 4 log 2 > 0, computed in the check",
+           independence="exact arithmetic",
            summary="2 H_n + 1/2 <= 4 log n fails at n = 2 (3.5 > 2.77); the bound T(P_max) <= t1 itself holds "
            "(H_{n-} + 1/2 + H_{n+-1} <= 4 log n for every split)",
            amended=r"$H_{n_-}+\frac12+H_{n_+-1}\le4\log n$ for all $n_\pm\ge1$, $n=n_++n_-\ge2$, so "
@@ -283,6 +284,7 @@ def _zeta_check(fx) -> Evidence:
            second_method="closed form: S^zeta_{x+-} inside S+- iff zeta < zeta1* = min_i min(cos^2(x+, u_i), "
            "cos^2(-x-, u_i)), and (26) iff zeta < zeta2* = 1 - c^2; the check records max{zeta1, zeta2} >= "
            "min{zeta1*, zeta2*} from these formulas beside the sampled cap points and exact init cosines",
+           independence="closed form",
            summary="zeta := max{zeta1, zeta2} must be min: with max either the cap leaves S+- or an initial "
            "neuron lies inside the cap",
            amended=r"With $\zeta=\min\{\zeta_1,\zeta_2\}$, for every admissible $\zeta_1\le\zeta_1^*$, "
@@ -332,6 +334,7 @@ def _eq29_exact_ratio() -> str:
            "text says ('By Lemma 3'); no other route to (29) is given",
            second_method="symbolic (sympy): Lemma 3's bound at eps1 divided by (29)'s right side simplifies to "
            "exactly 2, computed in the check; the measured max|f| on [0, T] is recorded beside it",
+           independence="exact arithmetic",
            summary="(28) gives only max|f| <= min{mu,zeta,xi} sqrt(mu) X_min/(2 n X_max) through Lemma 3, twice "
            "(29); 8 in place of 4 in eps1 fixes it",
            amended=r"$\epsilon\le\frac{\min\{\mu,\zeta,\xi\}\sqrt\mu X_{\min}}{8\sqrt hnX_{\max}^2W_{\max}^2}$ gives "

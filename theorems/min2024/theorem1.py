@@ -508,6 +508,7 @@ def _t2_lower_bound(c, log_eps: float) -> float:
            second_method="an analytic lower bound on t2 from Lemmas 2-3 and the data constants alone (no "
            "simulation): t2+ >= t1 + (log(1/(4 h X_max)) - 2 log(eps W_max) - 3 n X_max t1)/(3 n+ X_max); its "
            "ratio R_lb(13)/R_lb(4) is computed in the check and exceeds 2",
+           independence="closed form",
            summary="t2 is not Theta((1/n) log(1/eps)) with one positive point: n t2/log(1/(sqrt h eps)) grows "
            "~3.7x from n = 4 to 13; the proof's (39) gives O(log(1/eps)/(sqrt(mu) min(n+, n-) X_min))",
            amended=r"$T\le t_2\le$ (39), i.e. $t_2=O(\frac{\log(1/\epsilon)}{\sqrt\mu\min(n_+,n_-)X_{\min}})$ and "

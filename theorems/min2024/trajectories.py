@@ -149,6 +149,7 @@ IRREGULAR_ENTRY = "S_dead is never entered (a neuron outside S_dead stays outsid
            second_method="App. E.4's glued solution integrated a second time with scipy DOP853 (rtol 1e-12) from "
            "t0: <x, w(t)> > 0 right after t0, agreeing with the RK4 trajectory whose integral-equation residual "
            "is checked; both computed in the check",
+           independence="another integrator",
            summary="S_dead does not trap every solution: App. E.4's Caratheodory solution leaves its boundary; "
            "Lemma 12(i) holds for regular solutions (Definition 1), the ones Theorem 1 is stated for: the amended "
            "lemma is min2024.lem12.amended, where (i) is Definition 1 itself and (ii)-(iii) are checked"),
