@@ -432,7 +432,7 @@ def _lem3_events(fx, tr, variant, delta):
     g0 = np.linalg.norm(X.T @ ((tr["sig0"] > 0) * lam_g0[:, None]), axis=0)
     z0, T0, c1, ta, dt = tr["z0"], tr["T0"], tr["c1"], tr["t_align"][delta], tr["dt"]
     n = len(z0)
-    ok, slack, who, cor, undecided = [], [], [], [], 0
+    ok, slack, who, cor, cor_read, undecided = [], [], [], [], [], 0
     sw_T0, sw_Tshift = [], []
     for i in range(n):
         Tstar = _hitting_time(g0[i], a, z0[i], 1 - delta) / shrink_bound
@@ -453,6 +453,8 @@ def _lem3_events(fx, tr, variant, delta):
                 sw_Tshift.append(Tshift)
                 if T0[i] > Tshift + 2 * dt:        # Corollary 1's antecedent (up to the Euler step)
                     cor.append(c1[i] > 1 - delta)
+            if T0[i] > Tstar + 2 * dt:             # the meaningful reading: T > T_shift(1 - delta) = T*
+                cor_read.append(c1[i] > 1 - delta)
         elif not np.isfinite(ta[i]) and Tstar > tr["horizon"] - dt:
             undecided += 1
         else:
@@ -461,6 +463,7 @@ def _lem3_events(fx, tr, variant, delta):
             who.append(i)
     k = int(np.argmin(slack)) if slack else None
     return {"lem": np.array(ok, dtype=bool), "cor": np.array(cor, dtype=bool),
+            "cor_reading": np.array(cor_read, dtype=bool),
             "switches": int(np.isfinite(T0).sum()), "undecided": undecided,
             "T0": np.array(sw_T0), "Tshift": np.array(sw_Tshift),
             "worst_slack": float(slack[k]) if k is not None else np.inf,
@@ -527,6 +530,11 @@ def _switch_trajectory(fx):
                        "gives T0 <= T_shift(u1^T v1) at every first switch (wang2022.cor1.antecedent), so the corollary "
                        "is true vacuously; the mutated control (time bounds / 4) makes the antecedent hold and is refuted",
        fixtures=_COR1_FIXTURES,
+       fidelity="faithful",
+       cannot_fail="the antecedent T0 > T_shift(u1^T v1) never holds under Lemma 3's hypotheses (the comparison argument "
+                   "gives T0 <= T_shift(u1^T v1), wang2022.cor1.antecedent): the printed implication is empty, so its "
+                   "conclusion cannot fail; the reading under which it says something is wang2022.cor1.reading",
+       no_room="a yes/no implication per neuron",
        judged_by="implication over the neurons of the idealised flow whose first switch came after T_shift(u1^T v1) "
                  "(an empty set is vacuous, never a pass); adversarial fixtures: dense arrangement (40 lines in R^2, "
                  "switches before alignment) and the sliding boundary (SLIDE), 200 neurons")
@@ -538,6 +546,36 @@ def cor1(fx):
         ev.forall(f"delta={delta}: u1^T v1 > 1 - delta, every neuron whose first switch T0 > T_shift(u1^T v1)",
                   r["cor"], relation="true")
         ev.show(**{f"delta={delta}: switched neurons": r["switches"]})
+    return ev
+
+
+@claim("wang2022.cor1.reading", kind="claim", title="Corollary 1, meaningful reading: T > T_shift(1 - delta)",
+       statement=r"If the pattern first changes at $T > T_{\rm shift}(1-\delta)$ ($=T^*$, the time the comparison "
+                 r"solution reaches $1-\delta$), then $u_1^\top v_1 > 1-\delta$.",
+       derived="not the printed antecedent T > T_shift(v1^T u1), which never holds (wang2022.cor1.antecedent): the "
+               "reading under which Corollary 1 says something, with T_shift evaluated at the level 1 - delta; it "
+               "follows from the comparison v^T u(t) >= z(t) on [0, T0] of App. D.3",
+       uses=["wang2022.lem3"],
+       fixtures=[random(gen_gauss, expect={"pass", "vacuous"}), random(os_cones, expect={"pass", "vacuous"}),
+                 adversarial(fan, N=40, expect={"pass", "vacuous"}), adversarial(SLIDE, expect={"pass", "vacuous"}),
+                 negative(gen_gauss, mutation="time bounds divided by 4")],
+       fidelity="faithful",
+       no_room="a yes/no implication per neuron",
+       cannot_fail="the implication is the comparison bound v^T u(t) >= z(t) of App. D.3 itself; its hypotheses (s = +1, "
+                   "lambda~(0)^T (X u0)_+ > 0) select neurons inside the check, so no fixture breaks them; the control "
+                   "with the time bounds divided by 4 shows the check refutes a wrong constant (3 of 7 neurons fail)",
+       judged_by="implication over the neurons of the idealised flow (printed constants: g0 with y/4, a = "
+                 "sqrt(1 - delta/8)) whose first switch T0 came after T* = T_shift(1 - delta) + 2 dt (an empty set is "
+                 "vacuous, never a pass)")
+def cor1_reading(fx):
+    ev = Evidence()
+    tr = _switch_trajectory(fx)
+    for delta in LEM3_DELTAS:
+        r = _lem3_events(fx, tr, "mutated" if fx.mutated() else "printed", delta)
+        ev.forall(f"delta={delta}: u1^T v1 > 1 - delta, every neuron whose first switch T0 > T_shift(1 - delta)"
+                  + (" (time bounds / 4)" if fx.mutated() else ""), r["cor_reading"], relation="true",
+                  required=False)
+        ev.show(**{f"delta={delta}: neurons meeting the antecedent": len(r["cor_reading"])})
     return ev
 
 
