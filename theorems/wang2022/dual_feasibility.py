@@ -22,6 +22,7 @@ from fixtures.wang2022 import (
 from verify import Evidence, adversarial, claim, erratum, negative, random
 from verify.numerics.convex import dual_certificate
 
+from ._amend import declare_amended
 from ._hyp import full_rank, orthogonally_separable, spike_free
 from ._numerics import complete_patterns
 
@@ -187,6 +188,13 @@ def prop5_eq64(fx):
         if abs(lhs[k] - rhs[k]) > 1e-9:
             ev.certify(counterexample={"X": X, "y": y, "lambda": lams[k], "lhs": lhs[k], "rhs": rhs[k]})
     return ev
+
+
+declare_amended(
+    "wang2022.prop5.eq64.amended", fidelity="definitional",
+    no_room="a pointwise inequality (lambda_n <= 0 off Y_+) judged with atol 1e-9",
+    fidelity_note="holds pointwise for any X once Y lambda >= 0 (lambda^T (Xu)_+ <= lambda^T Y_+ (Xu)_+ term by term): "
+                  "what it adds is only that this one-sided step is all the proof of Proposition 5 needs")
 
 
 def _rem1_values(X, lam):
