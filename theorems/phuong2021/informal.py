@@ -22,6 +22,7 @@ from verify.numerics.patterns import is_orthogonally_separable
 from verify.numerics.sectors import class_sum_directions, sphere_samples
 
 from . import limit
+from ._amend import declare_amended
 from ._dynamics import flow_until_output, groups, limit_distance, log_time_gd, loss_tail, net
 from ._geometry import class_geometry, early_weights, extremal_sectors, qp_validity
 from .hypotheses import (
@@ -101,10 +102,19 @@ def _separators(fx):
            amended_title="I1 (amended: weak separators)"),
        fixtures=[random(osd.cones, d=3), random(osd.boundary), adversarial(osd.near_boundary),
                  negative(ph.acute_cross), negative(osd.cones, d=3, mutation=I1_LABELS_DROPPED)],
+       fidelity="faithful",
+       no_room="yes/no sign conditions",
        judged_by="exact sign of every y_j y_k x_k^T x_j (float Gram, exact on the integer data of os.boundary, "
                  "confirmed there with integer arithmetic)")
 def i1(fx):
     return _separators(fx)
+
+
+declare_amended(
+    "phuong2021.i1.amended", fidelity="definitional",
+    no_room="yes/no sign conditions",
+    fidelity_note="restates eq. (1) with the labels multiplied in (y_j y_k x_k^T x_j >= 0 across classes, > 0 within): "
+                  "the hypothesis's own Gram signs; it adds only the wording 'weak separator'")
 
 
 @claim("phuong2021.i2", kind="remark", title="I2: opposite orthants (Section 2)",
