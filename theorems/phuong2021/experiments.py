@@ -29,6 +29,10 @@ def sgd_train(X, y, a0, W0, rng, lr=0.1, batch=50, epochs=500):
 
 
 @claim("phuong2021.exp.fig1", kind="experiment", title="Figure 1 (Section 5.1): rank two and max-margin alignment",
+       fidelity="proxy",
+       fidelity_note="the figure's qualitative statements ('rank two', 'most neurons correlate above 0.9') by "
+                     "harness thresholds (sigma_3/sigma_1 <= 0.06, median correlation >= 0.9); unreported "
+                     "choices (biases, init, loss reduction) fixed by the harness",
        statement=r"After SGD training on the Section 5.1 data the first-layer matrix has rank two (all but two singular "
                  r"values effectively zero), rows align along two directions, and the correlation of $w_j$ with its "
                  r"max-margin direction ($w_+$ if $a_j>0$, $w_-$ if $a_j<0$) is above 0.9 for most neurons.",
@@ -116,6 +120,9 @@ def residual_sgd(X, y, Ws, rng, lr=0.1, batch=50, epochs=500):
 
 
 @claim("phuong2021.exp.fig2", kind="experiment", title="Figure 2 (Section 5.2): deeper residual network",
+       fidelity="proxy",
+       fidelity_note="'rank two' read as the trained update's sigma_3/sigma_1 <= 0.01 and 'correlate highly' as "
+                     "median correlation >= 0.9 (harness thresholds); unreported choices fixed by the harness",
        statement=r"A residual network (30) with L = 4 and width 100, trained as in Section 5.1: $W_1,W_2,W_3$ are all "
                  r"of rank two, and first-layer rows correlate highly with the closest max-margin direction "
                  r"(exploratory; no theorem).",
@@ -199,6 +206,10 @@ LOW_RANK_MUTATION = "W_7 of rank at most one"
 
 
 @claim("phuong2021.exp.mnist", kind="experiment", title="Appendix D (Figures 3, 4): real digits, 0 vs 1",
+       fidelity="proxy",
+       fidelity_note="an offline analogue of App. D stands in for the MNIST experiment (scikit-learn's 8x8 "
+                     "digits, an MLP in place of the CNN, 150 Adam steps instead of ~5000); qualitative "
+                     "statements by harness thresholds",
        statement=r"A network trained as in App. D on two digit classes learns representations in which same-class "
                  r"examples are more similar than cross-class ones, more so at higher layers (Fig. 3), and the "
                  r"weight matrix $W_7$ of its first fully-connected layer has very few (perhaps five or ten) "

@@ -90,6 +90,7 @@ def _separators(fx):
                  r"serve as a linear separator' (read: $y_j(y_kx_k)^\top x_j>0$ for all $j,k$).",
        hypotheses=[orthogonally_separable],
        erratum=erratum(
+           independence="exact arithmetic",
            kind="imprecision",
            location="Section 2, paragraph 'Orthogonally separable data', the sentence after eq. (1)",
            printed="In other words, a dataset is orthogonally separable iff it is linearly separable, and any "
@@ -127,6 +128,10 @@ declare_amended(
 
 
 @claim("phuong2021.i2", kind="remark", title="I2: opposite orthants (Section 2)",
+       fidelity="partial",
+       fidelity_note="the sufficient direction only (opposite orthants => eq. (1)); the converse the 'i.e.' "
+                     "suggests is not graded",
+       no_room="yes/no (eq. (1) holds)",
        statement=r"'Positive and negative examples lie in opposite orthants' (checked as a sufficient condition: data in "
                  r"opposite open orthants of any orthonormal basis are orthogonally separable).",
        fixtures=[random(osd.orthant, d=5), random(osd.orthant, d=2, n_pos=3, n_neg=3),
@@ -171,6 +176,8 @@ def heavy_tail_direction(Xc: np.ndarray, start: np.ndarray) -> tuple[np.ndarray,
 # Across BLAS kernels and thread counts (tools/cross_machine.py, OpenBLAS SkylakeX/Zen x1 vs Prescott x2) the
 # largest change measured in this check's floats: D8/D9 along long log-time GD and their fits: 0.073 relative.
 @claim("phuong2021.i3", reproducible={"rtol": 0.2, "atol": 1e-6}, kind="remark", title="I3: other losses (Section 2)",
+       fidelity="faithful",
+       no_room="a limit, judged as a trend",
        statement=r"'More generally, our results hold when the loss is differentiable, $\ell_i'$ is bounded and "
                  r"Lipschitz continuous, and satisfies $-y_i\ell_i'(u)>0$': checked on Theorem 1's limit (8), (9) "
                  r"under losses of that class.",
@@ -312,6 +319,10 @@ def i3_heavy_tail(fx):
 
 
 @claim("phuong2021.i5", kind="remark", title="I5: the support-span assumption could be lifted (Section 3.1)",
+       fidelity="partial",
+       fidelity_note="'could be lifted' tested as Theorem 1's limit on some OS data without the span (cones, "
+                     "orthants), one initialisation each",
+       no_room="a limit, judged as a trend",
        statement=r"'The assumption that support vectors span $\mathbb R^d$ ... could be lifted': Theorem 1's limit on OS "
                  r"data whose support examples do not span $\mathbb R^d$.",
        hypotheses=[orthogonally_separable, balanced_init, near_zero_init, loss_conditions],
@@ -329,6 +340,8 @@ def i5(fx):
 # Across BLAS kernels and thread counts (tools/cross_machine.py, OpenBLAS SkylakeX/Zen x1 vs Prescott x2) the
 # largest change measured in this check's floats: pruning errors along long log-time GD: 0.019 relative.
 @claim("phuong2021.i6", reproducible={"rtol": 0.1, "atol": 1e-6}, kind="remark", title="I6: pruning to width two (Section 3)",
+       fidelity="faithful",
+       no_room="a limit (o(1)), judged as a trend",
        statement=r"'The network could in principle be pruned down to a width of just two': replacing $J_+$ by one "
                  r"balanced neuron along $w_+$ and $J_-$ by one along $w_-$ changes $f/\|\theta\|^2$ by $o(1)$.",
        hypotheses=limit.THM1_HYPOTHESES, uses=["phuong2021.thm1"],
@@ -402,6 +415,8 @@ OS_NOT_CRUCIAL = "OS not crucial: the limit is reached anyway (D8 -> 0)"
 
 
 @claim("phuong2021.i4.os", kind="remark", title="I4 (OS part): without orthogonal separability the limit fails",
+       fidelity="partial",
+       fidelity_note="'crucial' shown on one non-OS family (the obtuse same-class pair at 130 degrees) to s = 20",
        statement=r"'Orthogonal separability ... is crucial for the result to hold': on the obtuse same-class pair "
                  r"(positives at 0 and 130 degrees) the neurons do not converge to $uw_+^\top+zw_-^\top$.",
        hypotheses=[not_orthogonally_separable, balanced_init, near_zero_init], uses=["phuong2021.thm1"],
@@ -453,6 +468,8 @@ def _early_structure(fx, lam):
 
 
 @claim("phuong2021.i4.init", kind="remark", title="I4 (init part): without a near-zero init the neurons do not cluster",
+       fidelity="faithful",
+       no_room="yes/no group membership at one time",
        statement=r"'Near-zero initialisation grants neurons high directional mobility early in training, allowing them "
                  r"to cluster close to the canonical directions': with a large init ($\lambda=1$) some neuron is "
                  r"outside $J_0\cup J_+\cup J_-$ when the output reaches order one, whereas the same directions "
@@ -497,6 +514,8 @@ def _not_os_ev(ev):
 # Across BLAS kernels and thread counts (tools/cross_machine.py, OpenBLAS SkylakeX/Zen x1 vs Prescott x2) the
 # largest change measured in this check's floats: D8/D9 along long log-time GD: 0.015 relative.
 @claim("phuong2021.i4.init.limit", reproducible={"rtol": 0.1, "atol": 1e-6}, kind="claim", title="[derived E-R2] Theorem 1's limit also at a large init",
+       fidelity="faithful",
+       no_room="a limit, judged as a trend",
        statement=r"On orthogonally separable data whose support examples span $\mathbb R^d$, with a balanced but large "
                  r"initialisation ($\lambda=1$), the limits (8), (9) of Theorem 1 still hold.",
        derived="the harness's extrapolation (notes, E-R2): by the monotonicity of Lemma B.1 and X3 every neuron ends in "

@@ -89,6 +89,8 @@ PROB_READING = (
 
 
 @claim("phuong2021.thm1.p5", kind="claim", title="Proof of Theorem 1: P(J_+ u J_- nonempty) >= 1 - 2^-p",
+       fidelity="faithful",
+       no_room="a probability lower bound (Clopper-Pearson)",
        statement=r"If $a_j(0)>0$ and $w_j(0)^\top x_{i+}>0$ then $j\in J_+$ (Lemma B.1); each neuron does so (or the "
                  r"negative analogue) with probability 1/2, independently, hence "
                  r"$\mathbb P(J_+\cup J_-\ne\emptyset)\ge1-2^{-p}$.",
@@ -108,6 +110,8 @@ def thm1_p5(fx):
 
 
 @claim("phuong2021.thm1.prob", kind="claim", title="Theorem 1: 'with probability 1 - 1/2^p'",
+       fidelity="faithful",
+       no_room="a probability lower bound (Clopper-Pearson)",
        statement=r"The conclusion of Theorem 1 is non-degenerate (some neuron ends in $J_+\cup J_-$) with probability "
                  r"$1-1/2^p$ over the random initialisation, read as 'at least $1-1/2^p$'.",
        hypotheses=[orthogonally_separable, support_span, balanced_init, near_zero_init, cross_entropy],
@@ -127,6 +131,8 @@ def thm1_prob(fx):
 
 
 @claim("phuong2021.thm1.prob.exact", kind="claim", title="Theorem 1's probability read as an equality (literal)",
+       fidelity="faithful",
+       no_room="a probability (two-sided Clopper-Pearson)",
        statement=r"The conclusion of Theorem 1 is non-degenerate with probability exactly $1-1/2^p$.",
        hypotheses=[orthogonally_separable, support_span, balanced_init, near_zero_init, cross_entropy],
        uses=["phuong2021.thm1.prob"], expected="refuted",

@@ -40,6 +40,10 @@ def _grid_extrema(X, c, m=360000):
 
 
 @claim("phuong2021.def2", kind="definition", title="Definition 2 (Extremal directions and sectors)",
+       fidelity="definitional",
+       fidelity_note="a definition: the check tests the harness's exact circle finder of strict extrema against "
+                     "a 360000-point grid (d = 2)",
+       no_room="the same set of extrema, to 2 grid steps",
        statement=r"$w\in\mathbb S^{d-1}$ is a positive (negative) extremal direction iff it is a strict local "
                  r"maximum (minimum) of $G(w)=-\sum_i \ell_i'(0)\rho(w^\top x_i)$ (eq. (12)); a sector is extremal "
                  r"iff it contains one.",
@@ -70,6 +74,7 @@ def def2(fx):
 
 
 @claim("phuong2021.lem2", kind="lemma", title="Lemma 2 (unique extremal directions; sectors (13), (14))",
+       fidelity="faithful",
        statement=r"In the setting of Theorem 1 there is exactly one positive and exactly one negative extremal "
                  r"direction; the positive extremal sector is $\sigma^+$ of eq. (13) and the negative one "
                  r"$\sigma^-$ of eq. (14).",
@@ -243,6 +248,8 @@ def lemA1(fx):
 
 
 @claim("phuong2021.lemA.2", kind="lemma", title="Lemma A.2 (local expansion of G)",
+       fidelity="faithful",
+       no_room="an identity (eq. (37)) at rounding level",
        statement=r"For $w\in\mathbb S^{d-1}$, $v\in\mathbb R^d$ there is $\epsilon_{\max}>0$ such that for "
                  r"$\epsilon\in[0,\epsilon_{\max}]$: $G\big(\tfrac{w+\epsilon v}{\|w+\epsilon v\|}\big) = "
                  r"\tfrac{1}{\|w+\epsilon v\|}\big(G(w) - \epsilon\sum_i \ell_i'(0) 1\{(w+\epsilon v)^\top x_i>0\} "

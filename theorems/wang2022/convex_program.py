@@ -102,6 +102,11 @@ def _binary_checks(ev: Evidence, X: np.ndarray, y: np.ndarray, rng: np.random.Ge
 
 
 @claim("wang2022.prop2", kind="proposition", title="Proposition 2 (binary convex equivalent and dual)",
+       fidelity="partial",
+       fidelity_note="the upper side of the equivalence (the network mapped from (14)'s optimum is feasible for "
+                     "(13) with (1/2)||theta||^2 = P*) and strong duality (14) = (15); that no network of (13) "
+                     "does better than P* is not checked (it would need the global optimum of the non-convex "
+                     "(13))",
        statement=r"Problem (13) is equivalent to (14) $\min \sum_j \|u_j\| + \|u'_j\|$ s.t. "
                  r"$Y\sum_j D_j X(u'_j - u_j) \ge 1$, $(2D_j - I)Xu_j \ge 0$, $(2D_j-I)Xu'_j \ge 0$; its dual is (15) "
                  r"$\max y^\top\lambda$ s.t. $Y\lambda \ge 0$, $\max_{\|u\|\le 1}|\lambda^\top (Xu)_+| \le 1$.",
@@ -122,6 +127,9 @@ def prop2(fx):
 
 
 @claim("wang2022.prop1", kind="proposition", title="Proposition 1 (multi-class convex equivalent and dual)",
+       fidelity="partial",
+       fidelity_note="as wang2022.prop2 per output (upper side of the equivalence, strong duality), plus the "
+                     "joint program (7) = the sum of the K binary programs",
        statement=r"The multi-class max-margin problem (5) is equivalent to the convex program (7); its dual is (8). "
                  r"Both decouple over the $K$ outputs.",
        uses=["wang2022.prop2"], hypotheses=[feasible, full_rank],
@@ -190,6 +198,12 @@ clarke_kkt_point = hypothesis("a certified Clarke KKT point of (13) is available
 
 
 @claim("wang2022.prop3", kind="proposition", title="Proposition 3 (non-convex KKT points)",
+       fidelity="definitional",
+       fidelity_note="at the KKT points the harness constructs (convex optima mapped to balanced networks, the "
+                     "split network, restricted optima) the stationarity w_1i / w_2i = X^T D^_i lambda is the "
+                     "certified-KKT hypothesis itself (residual <= 1e-5) and the balance holds by construction, "
+                     "so the norm identity ||X^T D^_i lambda|| = 1 follows from them",
+       no_room="residuals of identities (KKT stationarity, balance), judged at the solver's accuracy",
        statement=r"At a B-subdifferential KKT point of (2), every neuron with $w_{2,i}\ne 0$ has a diagonal $\hat D_i$ "
                  r"(1 where $x_n^\top w_{1,i}>0$, 0 where $<0$, $\{0,1\}$ on ties) with "
                  r"$w_{1,i}/w_{2,i} = X^\top \hat D_i\lambda$ and $\|X^\top\hat D_i\lambda\|_2 = 1$.",
@@ -333,6 +347,10 @@ def thm3_clarke(fx):
 
 
 @claim("wang2022.thm3.equiv16_17", kind="claim", title="Theorem 3: (16) equals the per-pattern form (17)",
+       fidelity="partial",
+       fidelity_note="d = 2 only, where (16) is brute-forced on a circle grid (elsewhere (17) serves as the "
+                     "definition of V(lambda))",
+       no_room="an identity (16) = (17), judged at the grid's resolution",
        statement=r"$\max_{\|u\|\le1}|\lambda^\top(Xu)_+| = \max_j\max_{\|u\|\le1,(2D_j-I)Xu\ge0}|\lambda^\top D_jXu|$.",
        hypotheses=[full_rank],
        fixtures=[random(gen_gauss, N=8, d=2), adversarial(F1), adversarial(SLIDE),
@@ -351,6 +369,8 @@ def thm3_equiv(fx):
 
 
 @claim("wang2022.prop3.global_is_b_kkt", kind="claim", title="The global optimum is a B-subdifferential KKT point",
+       fidelity="faithful",
+       no_room="a KKT residual (an identity at a KKT point)",
        statement=r"(Implicit in the chain Lyu & Li $\to$ Prop 3 $\to$ Thm 3 of the proof of Theorem 4.) The global "
                  r"minimiser of (13) is a KKT point in terms of the B-subdifferential, so Proposition 3 / Theorem 3 "
                  r"apply to it.",

@@ -96,6 +96,7 @@ def _core(fx, ev: Evidence) -> None:
 
 
 @claim("wang2022.prop4", kind="proposition", title="Proposition 4 (orthogonal separability => dual feasible)",
+       fidelity="faithful",
        statement=r"If $(X,y)$ is orthogonally separable and the KKT point has neurons $i_\pm$ with "
                  r"$\hat D_{i_+} \ge \mathrm{diag}(1(y=1))$, $\hat D_{i_-} \ge \mathrm{diag}(1(y=-1))$, then $\lambda$ is "
                  r"dual feasible (16).",
@@ -116,6 +117,7 @@ def prop4(fx):
 
 
 @claim("wang2022.prop5", kind="proposition", title="Proposition 5 (spike-free => dual feasible)",
+       fidelity="faithful",
        statement=r"Proposition 4 with '$X$ is spike-free' in place of orthogonal separability.",
        uses=["wang2022.def2", "wang2022.prop3"], hypotheses=[spike_free, full_rank],
        fixtures=[random(sf_mmatrix), random(sf_mmatrix, N=4, d=4), adversarial(F2), adversarial(SLIDE),
@@ -133,10 +135,14 @@ REVERSED_64 = "reversed inequality (lhs >= rhs)"
 
 
 @claim("wang2022.prop5.eq64", kind="claim", title="Proof of Proposition 5, step (64)",
+       fidelity="faithful",
+       no_room="an equality of two maxima per multiplier (printed) and a pointwise inequality (amended), at "
+               "rounding level",
        statement=r"$\max_{\|u\|\le1}\lambda^\top(Xu)_+ = \max_{\|u\|\le1}\lambda^\top Y_+(Xu)_+$ for spike-free $X$, "
                  r"$Y\lambda\ge0$.",
        uses=["wang2022.def2"], hypotheses=[spike_free, full_rank],
        erratum=erratum(
+           independence="closed form",
            kind="proof-step error",
            location="App. C.2, proof of Proposition 5, eqs. (64) and (66) (p. 16)",
            printed="max_{||u||_2 <= 1} lambda^T (Xu)_+ = max_{||u||_2 <= 1} lambda^T Y_+ (Xu)_+, using "
@@ -224,6 +230,8 @@ def _rem1_form1(ev: Evidence, fx) -> None:
 
 
 @claim("wang2022.rem1.form1", kind="remark", title="Remark 1 (first form)",
+       fidelity="faithful",
+       no_room="an equality of two maxima, judged at rounding level (1e-9)",
        statement=r"For spike-free $X$: $\max_{\|u\|\le1}|\lambda^\top(Xu)_+| = \max_{Xu\ge0,\|u\|\le1}|\lambda^\top Xu|$.",
        uses=["wang2022.def2"], hypotheses=[spike_free, full_rank],
        fixtures=[random(sf_mmatrix), random(sf_mmatrix, N=4, d=5), adversarial(F2), adversarial(SLIDE),
@@ -241,11 +249,13 @@ ONLY_PLUS = "second form reduced to its Y_+ condition (the Y_- condition dropped
 
 
 @claim("wang2022.rem1", kind="remark", title="Remark 1 (dual constraint for spike-free data)",
+       fidelity="faithful",
        statement=r"For spike-free data the dual constraint is equivalent to $\max_{Xu\ge0,\|u\|\le1}|\lambda^\top Xu|\le1$, "
                  r"or equivalently $\max_{Xu\ge0,\|u\|\le1}\lambda^\top Y_+Xu\le1$ and "
                  r"$\min_{Xu\ge0}\lambda^\top Y_-Xu\ge-1$.",
        uses=["wang2022.def2", "wang2022.rem1.form1"], hypotheses=[spike_free, full_rank],
        erratum=erratum(
+           independence="closed form", root="wang2022.prop5.eq64",
            kind="false statement",
            location="Sec. 3.1, Remark 1 (p. 7)",
            printed="For spike-free data, the dual constraint max_{||u||_2 <= 1} |lambda^T (Xu)_+| <= 1 is equivalent to "
@@ -314,6 +324,7 @@ def rem1(fx):
 
 
 @claim("wang2022.lem5", kind="lemma", title="Lemma 5 (certificate for (52))",
+       fidelity="faithful",
        statement=r"If $u_0 = X^\top D_0\lambda$, $\|u_0\|\le1$, then for every $D_j\in\mathcal{P}$ agreeing with $D_0$ on "
                  r"$\{\lambda>0\}$: $\max_{(2D_j-I)Xu\ge0,\|u\|\le1}\lambda^\top D_jXu \le 1$, certified by "
                  r"$(z_j)_n = -\lambda_n$ where $D_j, D_0$ differ.",
@@ -356,6 +367,8 @@ REVERSED_6 = "reversed monotonicity: masking more increases the norm"
 
 
 @claim("wang2022.lem6", kind="lemma", title="Lemma 6 (monotonicity for orthogonally separable data)",
+       fidelity="faithful",
+       no_room="a monotonicity (norm after masking <= before) per draw, at rounding level",
        statement=r"OS data, $Y\lambda\ge0$, $u_0 = X^\top D_0\lambda$, $\|u_0\|\le 1$: for any mask $D_j \le D_0$, "
                  r"$\|X^\top D_j\lambda\| \le \|u_0\| \le 1$.",
        hypotheses=[orthogonally_separable],

@@ -79,6 +79,9 @@ def _lem1_run(fx, eta, T, r0=0.1, m=8, unbalanced=False):
 
 
 @claim("wang2022.lem1", kind="lemma", title="Lemma 1 (balance is conserved, neurons never vanish)",
+       fidelity="proxy",
+       fidelity_note="the flow by GD (eta = 2e-3, 1e-3, 5e-4) with the balance drift Richardson-extrapolated to "
+                     "eta -> 0 (<= 2e-4 relative); the flow's exact conservation is not resolved beyond that",
        statement=r"If $\|w_{1,i}(0)\| = |w_{2,i}(0)| > 0$ for all $i$, then $\|w_{1,i}(t)\| = |w_{2,i}(t)| > 0$ for all $t>0$ "
                  r"(flow (22)); the proof bounds $r_i(t) \ge r_i(0) - N x_{\max} t$ (the paper's $/4$ uses "
                  r"$|\tilde\lambda_n| \le 1/4$, false: spec E3).",
@@ -149,6 +152,7 @@ def _lem7_maximise(t: float) -> float:
 
 
 @claim("wang2022.lem7", kind="lemma", title="Lemma 7 (perturbation of normalised vectors)",
+       fidelity="faithful",
        statement=r"If $0<\delta<c$, $\|a-b\|\le\delta$ and $\|a\|\ge c$, then $\|a/\|a\| - b/\|b\|\| \le 2\delta/c$.",
        fixtures=[random(gen_gauss), negative(gen_gauss, mutation="bound delta / c (factor 2 dropped)")],
        judged_by="maximisation, not sampling: by rotation invariance the ratio LHS / (2 delta / c) depends only on "
@@ -283,10 +287,15 @@ def _lem2(fx):
 
 
 @claim("wang2022.lem2", kind="lemma", title="Lemma 2 (small initialisation: lambda~ close to y/4)",
+       fidelity="proxy",
+       fidelity_note="full GD with eta = 2e-3 on [0, 2] stands for the flow; 'r0 small enough' by the series r0 "
+                     "= 1e-2 ... 1e-6 (to 1e-12 on the adversarial data)",
+       no_room="bounds judged at the smallest r0 and as a trend along r0 (a limit)",
        statement=r"For $r_0$ small enough, on $[0,T]$: (i) $\|g(u,\tilde\lambda) - g(u, y/4)\| \le g_{\min}\delta/8$; "
                  r"(ii) $\|\frac{d}{dt} g(u,\tilde\lambda)\| \le g_{\min}\delta/16$ where the pattern is locally constant.",
        uses=["wang2022.lem1"],
        erratum=erratum(
+           independence="exact arithmetic",
            kind="wrong constant or typo",
            location="Sec. 4, the sentence before Lemma 2, Lemma 2 (i) and eq. (24) (p. 8); App. D.1-D.2",
            printed="We note that when max_{n in [N]} |q_n| ~ 0, we have lambda~ ~ y/4. ... For all t <= T, we have "
@@ -489,6 +498,10 @@ def _lem3(fx, variant):
 
 
 @claim("wang2022.lem3", kind="lemma", title="Lemma 3 (time bounds T*, T_shift), as printed",
+       fidelity="partial",
+       fidelity_note="the early phase as the idealised flow (23) with lambda~ frozen at y/2 (the r0 -> 0 limit),"
+                     " not the full flow at a finite r0",
+       no_room="a yes/no disjunction of events per neuron",
        statement=r"With $T^*$ (26) and $T_{\rm shift}$ (27) ($g_0 = \|g(\sigma_0, y/4)\|$, $a=\sqrt{1-\delta/8}$): either the "
                  r"pattern changes at $T$ and [$u_1^\top v_1\le1-\delta$ and $T\le T_{\rm shift}(v_1^\top u_1)$, or alignment "
                  r"$\ge 1-\delta$ was reached by $T^*$ before], or alignment $u^\top v\ge1-\delta$ is reached by $T^*$ "
@@ -502,6 +515,10 @@ def lem3(fx):
 
 
 @claim("wang2022.lem3.corrected", kind="lemma", title="Lemma 3 with the corrected comparison ODE",
+       fidelity="partial",
+       fidelity_note="the early phase as the idealised flow (23) with lambda~ frozen at y/2 (the r0 -> 0 limit),"
+                     " not the full flow at a finite r0",
+       no_room="a yes/no disjunction of events per neuron",
        statement=r"Lemma 3 with $g_0 = \|g(\sigma_0, y/2)\|$ and $a = \sqrt{1-\delta/4}$ (the equilibrium of (92); spec E3, E4).",
        derived="the proof's comparison ODE (92) z' = g0 (1 - delta/4 - z^2) has equilibrium sqrt(1 - delta/4), not the "
                "printed sqrt(1 - delta/8) of (93) and (26)-(27), and lambda~ -> y/2 (wang2022.lem2); the printed Lemma 3 "
@@ -580,6 +597,9 @@ def cor1_reading(fx):
 
 
 @claim("wang2022.cor1.antecedent", kind="claim", title="Corollary 1's antecedent never holds (comparison argument)",
+       fidelity="partial",
+       fidelity_note="the early phase as the idealised flow (23) with lambda~ frozen at y/2 (the r0 -> 0 limit),"
+                     " not the full flow at a finite r0",
        statement=r"Under Lemma 3's hypotheses the first pattern switch happens by $T_{\rm shift}(u_1^\top v_1)$ "
                  r"(printed constants): $T_0 \le T_{\rm shift}(u_1^\top v_1)$ for every switched neuron with "
                  r"$u_1^\top v_1 < \sqrt{1-\delta/8}$, so the antecedent of Corollary 1 is never met.",
@@ -760,11 +780,16 @@ _THM1_FIXTURES = [random(SLIDE), random(os_cones), random(gen_gauss, profiles=("
 
 
 @claim("wang2022.thm1", kind="theorem", title="Theorem 1 (early alignment, any dataset)",
+       fidelity="partial",
+       fidelity_note="the early phase as the idealised flow (23) with lambda~ frozen at y/2 (the r0 -> 0 limit),"
+                     " not the full flow at a finite r0; the refutation is trajectory-free (the supremum of the "
+                     "cosine over every unit u)",
        statement=r"For ANY dataset, scaled initialisation close to 0 and a neuron with (9) "
                  r"$\mathrm{sign}(y_k^\top(Xw_1)_+) = \mathrm{sign}(w_2) = s$: for $\delta\in(0,1)$ there is $T$ with "
                  r"$\cos\angle(w_1(T), sX^\top D(w_1(T))y_k) \ge 1-\delta$.",
        uses=["wang2022.prop6"], hypotheses=[sign_matched],
        erratum=erratum(
+           independence="another solver", root="wang2022.prop6",
            amended_uses=["wang2022.prop6.amended"],
            kind="false statement",
            location="Sec. 2.1, Theorem 1 (p. 4); proof App. E.2 through Proposition 6 (App. D.4)",
@@ -797,10 +822,15 @@ def thm1(fx):
 
 
 @claim("wang2022.prop6", kind="proposition", title="Proposition 6 (alignment within T = O(log 1/delta))",
+       fidelity="partial",
+       fidelity_note="the early phase as the idealised flow (23) with lambda~ frozen at y/2 (the r0 -> 0 limit),"
+                     " not the full flow at a finite r0; 'T = O(log 1/delta)' has no printed constant and is "
+                     "recorded, not judged; the refutation is trajectory-free",
        statement=r"For (23) with $s=1$, $\|u_0\|=1$, $y^\top(Xu_0)_+>0$, any $\delta$ and small $r_0$ there is "
                  r"$T = O(\log\delta^{-1})$ with $u(T)^\top v(T) \ge 1-\delta$ and $\cos\angle(u(T), g(u(T),y)) \ge 1-\delta$.",
        uses=["wang2022.lem3", "wang2022.lem2.amended", "wang2022.lem7"], hypotheses=[positive_matched],
        erratum=erratum(
+           independence="another solver",
            kind="false statement",
            location="Sec. 4, Proposition 6 (p. 9); proof App. D.4",
            printed="For any delta > 0, for sufficiently small r_0, there exists a time T = O(log(delta^{-1})) such that "
@@ -840,6 +870,9 @@ def _log_growth(ev, runs):
 
 
 @claim("wang2022.prop6.os", kind="proposition", title="Proposition 6 on orthogonally separable data (literal)",
+       fidelity="partial",
+       fidelity_note="the early phase as the idealised flow (23) with lambda~ frozen at y/2 (the r0 -> 0 limit),"
+                     " not the full flow at a finite r0; T = O(log 1/delta) recorded, not judged",
        statement=r"For orthogonally separable data the literal alignment of Proposition 6 holds with "
                  r"$T = O(\log\delta^{-1})$, and the limit direction is $\sum_{y_n=1}x_n/\|\cdot\|$ (spec R4).",
        derived="the amended Proposition 6 specialised to orthogonally separable data, where no sliding mode exists "
