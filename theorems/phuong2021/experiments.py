@@ -142,8 +142,10 @@ def fig2(fx):
     raw = []
     for layer in range(3):
         sv = np.linalg.svd(Ws[layer] - W0[layer], compute_uv=False)
+        # 0.01 is the harness's reading of the figure's "rank two", not a printed constant: no room (measured
+        # sigma_3/sigma_1 of the update 4e-4 to 6e-4 on the quick seed)
         ev.le(f"W_{layer + 1} - W_{layer + 1}(0): sigma_3/sigma_1 (rank-two update)", float(sv[2] / sv[0]), 0.01,
-              rtol=0.0)
+              rtol=0.0, room=None)
         sr = np.linalg.svd(Ws[layer], compute_uv=False)
         raw.append(float(sr[2] / sr[0]))
         ev.add_series(f"Fig. 2: top-10 singular values of W_{layer + 1}", np.arange(1, 11), {"sigma_k": sr[:10]},
