@@ -17,6 +17,7 @@ from verify.numerics.nets import activation as relu
 from verify.numerics.nets import loss_weights, margins, min_norm_subgradient
 from verify.numerics.sectors import class_sum_directions
 
+from ._amend import declare_amended
 from ._dynamics import (
     flow_until_output,
     gd_history,
@@ -40,6 +41,8 @@ from .hypotheses import (
 
 
 @claim("phuong2021.lemA.3", kind="lemma", title="Lemma A.3 (explicit gradient-flow dynamics)",
+       cannot_fail="(45), (46) equal minus the minimum-norm Clarke element at every point where general position"
+                   " holds, the fixtures' setting; the controls without the projection P_w are refuted",
        fidelity="faithful",
        no_room="an identity (the ODE equals minus the min-norm Clarke element), at rounding or finite-difference"
                " level",
@@ -544,6 +547,9 @@ def _alignment_error(fx, lam, targets):
 # Across BLAS kernels and thread counts (tools/cross_machine.py, OpenBLAS SkylakeX/Zen x1 vs Prescott x2) the
 # largest change measured in this check's floats: neuron directions after GD: 6.3e-6 relative.
 @claim("phuong2021.lem1.direction", reproducible={"rtol": 1e-3, "atol": 1e-6}, kind="claim", title="[derived L1.3] early-phase directions are s_+- / ||s_+-||",
+       cannot_fail="the early-phase direction is the unique extremal direction of Lemma 2 on OS data (the "
+                   "fixtures' setting); off it (non-OS) the class sums are not extremal and the groups are "
+                   "undefined; the control aligning with w_+- in the early phase is refuted",
        fidelity="faithful",
        no_room="a limit along lambda, judged as a trend",
        statement=r"(derived from Lemmas 1, 2) When the network output first reaches $\max_i|f(x_i)|=10^{-4}$, every "
@@ -569,3 +575,9 @@ def lem1_direction(fx):
     judge_trend("1 - min cos(w_j, s_+-/||s_+-||)", 1.0 / np.array(lams), errs, 1e-4, evidence=ev,
                 scale_label="1/lambda")
     return ev
+
+
+# Amended statements whose marks differ from their printed claim's (erratum(amended=) copies them).
+declare_amended("phuong2021.lemA.4.rate.amended",
+                cannot_fail="a comparison bound valid for every balanced init and bounded-derivative loss in the class; the "
+                            "control halving the rate constant is refuted")

@@ -128,6 +128,9 @@ declare_amended(
 
 
 @claim("phuong2021.i2", kind="remark", title="I2: opposite orthants (Section 2)",
+       cannot_fail="an implication whose hypothesis (opposite open orthants) is built into the family: eq. (1) "
+                   "then holds by the signs; the control reflecting the negatives into the positive orthant is "
+                   "refuted",
        fidelity="partial",
        fidelity_note="the sufficient direction only (opposite orthants => eq. (1)); the converse the 'i.e.' "
                      "suggests is not graded",
@@ -319,6 +322,9 @@ def i3_heavy_tail(fx):
 
 
 @claim("phuong2021.i5", kind="remark", title="I5: the support-span assumption could be lifted (Section 3.1)",
+       cannot_fail="Theorem 1's limit on OS data without the span assumption: the claim's point is that the "
+                   "dropped hypothesis is not needed, so no probe can fail it by design; the class-sum control "
+                   "is refuted",
        fidelity="partial",
        fidelity_note="'could be lifted' tested as Theorem 1's limit on some OS data without the span (cones, "
                      "orthants), one initialisation each",
@@ -340,6 +346,9 @@ def i5(fx):
 # Across BLAS kernels and thread counts (tools/cross_machine.py, OpenBLAS SkylakeX/Zen x1 vs Prescott x2) the
 # largest change measured in this check's floats: pruning errors along long log-time GD: 0.019 relative.
 @claim("phuong2021.i6", reproducible={"rtol": 0.1, "atol": 1e-6}, kind="remark", title="I6: pruning to width two (Section 3)",
+       cannot_fail="pruning J_+ and J_- to one neuron each is o(1) whenever Theorem 1's limit holds (its setting"
+                   " is the fixtures'); a probe off that setting has no J_+ / J_- to prune; the width-one "
+                   "control (J_- dropped) is refuted",
        fidelity="faithful",
        no_room="a limit (o(1)), judged as a trend",
        statement=r"'The network could in principle be pruned down to a width of just two': replacing $J_+$ by one "

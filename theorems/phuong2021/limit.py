@@ -293,6 +293,9 @@ def _linear_subnet_flow(X, y, a0, W0, grid):
 
 
 @claim("phuong2021.thm1.p1", kind="claim", title="Proof of Theorem 1: linear-subnetwork reduction (15), (16)",
+       cannot_fail="a step of Theorem 1's proof in its setting (OS, span, near-zero balanced init): off it the "
+                   "groups J_+, J_- are undefined (the extremal sectors of Lemma 2 need OS data), so no probe is"
+                   " possible; the control driving J_+ by all examples is refuted",
        fidelity="faithful",
        no_room="an identity of two flows (co-simulation), at integrator resolution",
        statement=r"For $t\ge T$ the $J_+$ block evolves as gradient flow of a two-layer linear network on the positive "
@@ -365,6 +368,8 @@ J_T_CLASS_SUMS = "(17), (18) with the class sums s_+- in place of w_+-"
 # Across BLAS kernels and thread counts (tools/cross_machine.py, OpenBLAS SkylakeX/Zen x1 vs Prescott x2) the
 # largest change measured in this check's floats: block distances along long log-time GD: 0.0094 relative.
 @claim("phuong2021.thm1.p2", reproducible={"rtol": 0.1, "atol": 1e-6}, kind="claim", title="Proof of Theorem 1: (17), (18) (cited from Ji & Telgarsky)",
+       cannot_fail="a step of Theorem 1's proof (Ji & Telgarsky's alignment of linear networks) in its setting; "
+                   "off it the blocks are undefined; the class-sum control is refuted",
        fidelity="faithful",
        no_room="a limit, judged as a trend",
        statement=r"Each linear subnetwork of (15), (16) aligns with its class's max-margin vector: "
@@ -417,6 +422,8 @@ def thm1_p2(fx):
 # Across BLAS kernels and thread counts (tools/cross_machine.py, OpenBLAS SkylakeX/Zen x1 vs Prescott x2) the
 # largest change measured in this check's floats: C along log-time GD: 1.8e-4 relative.
 @claim("phuong2021.thm1.p3", reproducible={"rtol": 1e-3, "atol": 1e-6}, kind="claim", title="Proof of Theorem 1: (19)-(21) loss, smoothed margin and norm growth",
+       cannot_fail="a step of Theorem 1's proof in its setting; off it the blocks are undefined; the control "
+                   "nu_+ = 2 ||w_+|| is refuted",
        fidelity="faithful",
        statement=r"$\ell^+(\theta(t))\to0$; $\tilde\gamma(t)=g(\log1/\ell^+)/(2\|W_+\|_F^2)$ is non-decreasing and "
                  r"converges; $\|W_+(t)\|_F^2/\log t\to\nu_+\in(0,\infty)$.",
@@ -466,6 +473,7 @@ def thm1_p3(fx):
 # Across BLAS kernels and thread counts (tools/cross_machine.py, OpenBLAS SkylakeX/Zen x1 vs Prescott x2) the
 # largest change measured in this check's floats: norm growth along long log-time GD: 0.0019 relative.
 @claim("phuong2021.thm1.p4", reproducible={"rtol": 0.1, "atol": 1e-6}, kind="claim", title="Proof of Theorem 1: (22) total norm growth",
+       cannot_fail="a step of Theorem 1's proof in its setting; the control with a wrong nu is refuted",
        fidelity="partial",
        fidelity_note="with the derived nu_+- = ||w_+-||: the check tests ||W||_F^2 / log t -> ||w_+|| + ||w_-||,"
                      " a sharper statement than the printed existence of nu_+- in (0, inf)",
@@ -508,6 +516,8 @@ not_checkable(
 
 
 @claim("phuong2021.thm1.p7", kind="claim", title="Proof of Theorem 1: signs of the limit coefficients",
+       cannot_fail="a step of Theorem 1's proof in its setting (signs of the limit coefficients); off it the "
+                   "groups are undefined; the control is refuted",
        fidelity="faithful",
        no_room="yes/no signs",
        statement=r"$\bar u_j\ge0$ for $j\in J_+$ and $\bar z_j\ge0$ for $j\in J_-$ (the limit is not $-w_\pm$).",

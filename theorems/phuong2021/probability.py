@@ -89,6 +89,9 @@ PROB_READING = (
 
 
 @claim("phuong2021.thm1.p5", kind="claim", title="Proof of Theorem 1: P(J_+ u J_- nonempty) >= 1 - 2^-p",
+       cannot_fail="Lemma B.1's implication plus the independence of the neurons' signs; the dead-neuron "
+                   "probability is 1/2 per neuron at most on every OS data set; the control claiming 1 - 4^-p is"
+                   " refuted",
        fidelity="faithful",
        no_room="a probability lower bound (Clopper-Pearson)",
        statement=r"If $a_j(0)>0$ and $w_j(0)^\top x_{i+}>0$ then $j\in J_+$ (Lemma B.1); each neuron does so (or the "
@@ -110,6 +113,8 @@ def thm1_p5(fx):
 
 
 @claim("phuong2021.thm1.prob", kind="claim", title="Theorem 1: 'with probability 1 - 1/2^p'",
+       cannot_fail="'at least 1 - 2^-p' holds on every OS data set (each neuron lands in J_+ or J_- with "
+                   "probability >= 1/2); the control claiming probability 1 is refuted",
        fidelity="faithful",
        no_room="a probability lower bound (Clopper-Pearson)",
        statement=r"The conclusion of Theorem 1 is non-degenerate (some neuron ends in $J_+\cup J_-$) with probability "

@@ -248,6 +248,9 @@ def lemA1(fx):
 
 
 @claim("phuong2021.lemA.2", kind="lemma", title="Lemma A.2 (local expansion of G)",
+       cannot_fail="an identity valid for every w, v and eps in (0, eps_max]; its only hypothesis (eps <= "
+                   "eps_max) is what the mutated control breaks (eps = 3 x the first sign flip), which is "
+                   "refuted",
        fidelity="faithful",
        no_room="an identity (eq. (37)) at rounding level",
        statement=r"For $w\in\mathbb S^{d-1}$, $v\in\mathbb R^d$ there is $\epsilon_{\max}>0$ such that for "

@@ -102,6 +102,9 @@ def _binary_checks(ev: Evidence, X: np.ndarray, y: np.ndarray, rng: np.random.Ge
 
 
 @claim("wang2022.prop2", kind="proposition", title="Proposition 2 (binary convex equivalent and dual)",
+       cannot_fail="a duality statement of convex programs: off its hypotheses (INFEAS) the programs are "
+                   "infeasible and the conclusion is undefined, not false; the width-1 control (m < m*) is "
+                   "refuted",
        fidelity="partial",
        fidelity_note="the upper side of the equivalence (the network mapped from (14)'s optimum is feasible for "
                      "(13) with (1/2)||theta||^2 = P*) and strong duality (14) = (15); that no network of (13) "
@@ -127,6 +130,9 @@ def prop2(fx):
 
 
 @claim("wang2022.prop1", kind="proposition", title="Proposition 1 (multi-class convex equivalent and dual)",
+       cannot_fail="a duality statement of convex programs: its hypotheses (feasibility, exact enumeration) are "
+                   "what makes the programs defined, and off them the solver certifies infeasibility (the "
+                   "conclusion is undefined, not false); the width-1 control (m < m*) is refuted",
        fidelity="partial",
        fidelity_note="as wang2022.prop2 per output (upper side of the equivalence, strong duality), plus the "
                      "joint program (7) = the sum of the K binary programs",
@@ -347,6 +353,9 @@ def thm3_clarke(fx):
 
 
 @claim("wang2022.thm3.equiv16_17", kind="claim", title="Theorem 3: (16) equals the per-pattern form (17)",
+       cannot_fail="an identity (a maximum over a union of cones is the largest of the cone-wise maxima), true "
+                   "for every lambda and X once the pattern set is complete; the control with a sampled pattern "
+                   "set is refuted",
        fidelity="partial",
        fidelity_note="d = 2 only, where (16) is brute-forced on a circle grid (elsewhere (17) serves as the "
                      "definition of V(lambda))",

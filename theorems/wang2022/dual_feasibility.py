@@ -324,6 +324,9 @@ def rem1(fx):
 
 
 @claim("wang2022.lem5", kind="lemma", title="Lemma 5 (certificate for (52))",
+       cannot_fail="an exact algebraic certificate: the lemma's hypotheses (D_j agreeing with D_0 on {lambda > "
+                   "0}, ||u_0|| <= 1) are drawn inside the check, so no fixture breaks them; the control letting"
+                   " D_j differ on {lambda > 0} is refuted (v_j^+ > 1)",
        fidelity="faithful",
        statement=r"If $u_0 = X^\top D_0\lambda$, $\|u_0\|\le1$, then for every $D_j\in\mathcal{P}$ agreeing with $D_0$ on "
                  r"$\{\lambda>0\}$: $\max_{(2D_j-I)Xu\ge0,\|u\|\le1}\lambda^\top D_jXu \le 1$, certified by "

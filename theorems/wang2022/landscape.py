@@ -144,6 +144,9 @@ def prop7(fx):
 
 
 @claim("wang2022.lem8", kind="lemma", title="Lemma 8 (sufficient condition for a local maximiser)",
+       cannot_fail="the condition on sigma' is tested per stationary point inside the check (points failing it "
+                   "are not judged), so no fixture breaks it; the control testing stationary points of -lambda "
+                   "as maximisers is refuted",
        fidelity="partial",
        fidelity_note="the form the proof uses (||g(sigma', lambda)|| <= ||g(sigma, lambda)||, general lambda), "
                      "not the printed '=' with y (a typo, spec E5)",
