@@ -521,6 +521,9 @@ def _not_os_ev(ev):
 # Across BLAS kernels and thread counts (tools/cross_machine.py, OpenBLAS SkylakeX/Zen x1 vs Prescott x2) the
 # largest change measured in this check's floats: D8/D9 along long log-time GD: 0.015 relative.
 @claim("phuong2021.i4.init.limit", reproducible={"rtol": 0.1, "atol": 1e-6}, kind="claim", title="[derived E-R2] Theorem 1's limit also at a large init",
+       cannot_fail="its hypothesis 'not near-zero' only scopes the claim: at a near-zero init the limit is Theorem 1's "
+                   "own (verified there), so the probe is not simulated and no fixture can fail the conclusion off it; "
+                   "the class-sum control is refuted",
        fidelity="faithful",
        no_room="a limit, judged as a trend",
        statement=r"On orthogonally separable data whose support examples span $\mathbb R^d$, with a balanced but large "
