@@ -370,7 +370,7 @@ def _thm2(fx):
        uses=["wang2022.thm4", "wang2022.prop1", "wang2022.thm1"],
        hypotheses=[orthogonally_separable_multiclass, one_vs_rest_os],
        erratum=erratum(
-           independence="another derivation",
+           independence="closed form",
            amended_uses=["wang2022.thm4.amended", "wang2022.prop1", "wang2022.thm1.amended"],
            kind="false statement",
            location="Sec. 2.1, Theorem 2 (p. 4); proof App. E.3",
@@ -384,8 +384,12 @@ def _thm2(fx):
            second_method="exact, no integration: on MC3 (X = I_3 - 0.1 11^T, three classes) the split-invariant "
                          "initialisation (one sign-matched neuron per class, an open set) keeps every neuron on its class "
                          "(cross products -0.17 <= 0), so R >= P_split = 3.2929 along the whole flow by weak duality, "
-                         "while an explicit merged network costs 2.8384 = P*; random seeds converge to the split KKT "
-                         "point (restricted program certified non-global: V(lambda_S) = 1.2611 > 1)",
+                         "while an explicit merged network costs 2.8384 = P*. Both values in closed form, independent of "
+                         "the QP and SOCP solvers the check uses: ||x_n||^2 = 0.83, x_2^T x_3 = -0.17, so P_split = "
+                         "3 / sqrt(0.83) = 3.2929 and the merged cost 1 / sqrt(0.83) + sqrt(1.32) / 0.66 = 2.8384; "
+                         "random seeds converge to the split KKT point (restricted program certified non-global: "
+                         "V(lambda_S) = 1.2611 > 1, and wang2022.thm3's flow endpoint from the split init has the same "
+                         "V from the flow's own multipliers)",
            summary="for K >= 3 the one-vs-rest problems are not binary orthogonally separable, so Theorem 4 does not "
                    "apply; MC3 converges to the split KKT point (3.2929 vs P* = 2.8384) from an open set of "
                    "initialisations (and, as for Theorem 4, an output whose w_2 share one sign never separates)",
