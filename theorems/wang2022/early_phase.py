@@ -112,8 +112,6 @@ def lem1(fx):
     runs = [_lem1_run(fx, eta, 1.0) for eta in etas]
     ev.le("R5 identity Delta(k+1) = Delta(k) + eta^2 (w2^2 ||g||^2 - (w1^T g)^2), max relative error",
           max(r["identity"] for r in runs), 0.0, atol=1e-12)
-    ev.le("| ||w_1(T)||^2 - w_2(T)^2 | / ||w_1(T)||^2 at the smallest step (balance at T)", runs[-1]["drift"], 0.0,
-          atol=2e-3)
     ev.ge("Delta nondecreasing along GD (from 0)", min(r["mono"] for r in runs), 0.0, atol=1e-15)
     drift = [r["drift"] for r in runs]
     # GD drift is O(eta) (R5); its Richardson extrapolation 2 d(eta/2) - d(eta) estimates the flow's drift
