@@ -19,6 +19,7 @@ from fixtures.wang2022 import (
     gen_gauss,
     mc_simplex,
     os_cones,
+    sampled_patterns,
     sf_mmatrix,
 )
 from verify import Evidence, adversarial, claim, hypothesis, negative, random
@@ -352,23 +353,32 @@ def thm3_clarke(fx):
     return _thm3_flow(fx)
 
 
+def _pattern_set_complete(fx):
+    if "D" not in fx:
+        return True, None, "the complete pattern set is enumerated by the check"
+    p, full = len(np.unique(fx["D"], axis=0)), complete_patterns(fx["X"]).shape[0]
+    return p >= full, float(p - full), f"{p} of the {full} open-cell patterns"
+
+
+pattern_set_complete = hypothesis("the pattern set is all of P", _pattern_set_complete,
+                                  description="(17) ranges over every D_j in P (exact enumeration)")
+
+
 @claim("wang2022.thm3.equiv16_17", kind="claim", title="Theorem 3: (16) equals the per-pattern form (17)",
-       cannot_fail="an identity (a maximum over a union of cones is the largest of the cone-wise maxima), true "
-                   "for every lambda and X once the pattern set is complete; the control with a sampled pattern "
-                   "set is refuted",
        fidelity="partial",
        fidelity_note="d = 2 only, where (16) is brute-forced on a circle grid (elsewhere (17) serves as the "
                      "definition of V(lambda))",
        no_room="an identity (16) = (17), judged at the grid's resolution",
        statement=r"$\max_{\|u\|\le1}|\lambda^\top(Xu)_+| = \max_j\max_{\|u\|\le1,(2D_j-I)Xu\ge0}|\lambda^\top D_jXu|$.",
-       hypotheses=[full_rank],
+       hypotheses=[full_rank, pattern_set_complete],
        fixtures=[random(gen_gauss, N=8, d=2), adversarial(F1), adversarial(SLIDE),
-                 negative(gen_gauss, N=8, d=2, mutation="pattern set sampled with 3 directions")],
+                 negative(gen_gauss, N=8, d=2, mutation="pattern set sampled with 3 directions"),
+                 negative(sampled_patterns, N=8, d=2, n_dirs=3)],
        judged_by="d = 2: 20001-point circle grid plus breakpoints vs per-pattern NNLS, 1e-6 relative, 20 random lambda")
 def thm3_equiv(fx):
     ev = Evidence()
     X = fx["X"]
-    D = sample_patterns(X, 3, fx.rng).D if fx.mutated() else complete_patterns(X)
+    D = sample_patterns(X, 3, fx.rng).D if fx.mutated() else fx["D"] if "D" in fx else complete_patterns(X)
     errs = []
     for _ in range(20):
         lam = fx.rng.normal(size=X.shape[0])
