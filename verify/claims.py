@@ -640,6 +640,11 @@ def claim(cid: str, *, kind: str, statement: str, hypotheses: Sequence[Hypothesi
     return wrap
 
 
+# The reason of an item registered but not yet encoded (``verify init`` writes it): it is work to do, not a
+# finding that the item cannot be checked, and coverage counts it apart (``verify.coverage``).
+NOT_YET_ENCODED = "not yet encoded"
+
+
 def not_checkable(cid: str, *, kind: str, statement: str, reason: str, uses: Sequence[str] = (),
                   paper: str | None = None, title: str = "", indirect_evidence: str = "",
                   hypotheses: Sequence[Hypothesis] = (), tags: Sequence[str] = (),

@@ -74,6 +74,9 @@ def _parser() -> argparse.ArgumentParser:
 
     _hunt_parser(sub, common)
 
+    from .init import add_parser as _init_parser  # verify init: a claim file from a paper's numbered items
+    _init_parser(sub, common)
+
     e = sub.add_parser("errata", parents=[common], help="a paper's errata summary in Markdown (for a review)")
     e.add_argument("paper")
     e.add_argument("sources", nargs="*", help="extra claim files to load")
@@ -269,10 +272,16 @@ def cmd_hunt(args: argparse.Namespace) -> int:
     return outcome.exit_code
 
 
+def _cmd_init(args: argparse.Namespace) -> int:
+    from .init import command
+
+    return command(args)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     handlers = {"list": cmd_list, "run": cmd_run, "show": cmd_show, "report": cmd_report, "diff": cmd_diff,
-                "errata": cmd_errata, "hunt": cmd_hunt}
+                "errata": cmd_errata, "hunt": cmd_hunt, "init": _cmd_init}
     try:
         return handlers[args.cmd](args)
     except UsageError as exc:

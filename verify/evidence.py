@@ -88,6 +88,8 @@ class Comparison:
     required: bool = True
     room: float | None = None
     rate: bool = False
+    pins: list | None = None
+    pinned: bool = False
 
     @property
     def empty(self) -> bool:
@@ -100,6 +102,7 @@ class Comparison:
             "predicted": self.predicted, "tolerance": self.tolerance, "holds": self.holds,
             "slack": self.slack, "detail": self.detail, "role": self.role, "depends": self.depends,
             "count": self.count, "required": self.required, "room": self.room, "rate": self.rate,
+            "pins": self.pins, "pinned": self.pinned,
         })
 
 
@@ -418,9 +421,10 @@ class Evidence:
 
     @property
     def rate_checked(self) -> bool:
-        """Whether a companion rate check (a fitted exponent against the printed one, ``judge_slope``)
-        passed: it carries the strength a bound with much room lacks."""
-        return any(c.rate and c.holds for c in self.conclusions)
+        """Whether a companion rate check pinned a printed exponent here (``judge_slope`` passing two-sided,
+        or one-sided within its tolerance of the printed exponent): it carries the strength a bound with
+        much room lacks. A one-sided rate check far from the printed exponent pins nothing."""
+        return any(c.rate and c.holds and c.pinned for c in self.conclusions)
 
     def to_dict(self) -> dict:
         verdict, reason = self.outcome
