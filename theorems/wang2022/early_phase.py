@@ -520,6 +520,9 @@ def _lem3(fx, variant):
 
 
 @claim("wang2022.lem3", kind="lemma", title="Lemma 3 (time bounds T*, T_shift), as printed",
+       cannot_fail="the comparison argument of App. D.3 applies to every neuron meeting the per-neuron conditions "
+                   "(s = +1, lambda~(0)^T (X u0)_+ > 0) that the check selects itself, so no fixture breaks a "
+                   "hypothesis; the control with the time bounds divided by 4 is refuted",
        fidelity="partial",
        fidelity_note="the early phase as the idealised flow (23) with lambda~ frozen at y/2 (the r0 -> 0 limit),"
                      " not the full flow at a finite r0",
