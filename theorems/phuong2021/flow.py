@@ -13,11 +13,11 @@ from scipy.special import exp1
 from fixtures import orthogonal as osd
 from fixtures import phuong2021 as ph
 from verify import Evidence, adversarial, claim, erratum, judge_trend, negative, random
+from verify.claims import declare_amended
 from verify.numerics.nets import activation as relu
 from verify.numerics.nets import loss_weights, margins, min_norm_subgradient
 from verify.numerics.sectors import class_sum_directions
 
-from ._amend import declare_amended
 from ._dynamics import (
     flow_until_output,
     gd_history,

@@ -18,11 +18,11 @@ from verify import (
     not_checkable,
     random,
 )
+from verify.claims import declare_amended
 from verify.numerics.patterns import is_orthogonally_separable
 from verify.numerics.sectors import class_sum_directions, sphere_samples
 
 from . import limit
-from ._amend import declare_amended
 from ._dynamics import (
     flow_until_output,
     gradient_flow,

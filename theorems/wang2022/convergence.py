@@ -31,11 +31,11 @@ from verify import (
     negative,
     random,
 )
+from verify.claims import declare_amended
 from verify.numerics.convex import convex_primal, dual_certificate
 from verify.numerics.margin import svm_class
 from verify.numerics.patterns import is_multiclass_orthogonally_separable, is_orthogonally_separable
 
-from ._amend import declare_amended
 from ._hyp import orthogonally_separable, orthogonally_separable_multiclass
 from ._numerics import (
     balanced_init,

@@ -20,9 +20,9 @@ from fixtures.wang2022 import (
     sf_orthogonal,
 )
 from verify import Evidence, adversarial, claim, erratum, negative, random
+from verify.claims import declare_amended
 from verify.numerics.convex import dual_certificate
 
-from ._amend import declare_amended
 from ._hyp import full_rank, orthogonally_separable, spike_free
 from ._numerics import complete_patterns
 

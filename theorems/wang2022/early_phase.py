@@ -30,10 +30,10 @@ from verify import (
     negative,
     random,
 )
+from verify.claims import declare_amended
 from verify.numerics import _jit, _kernels
 from verify.numerics.nets import gradient
 
-from ._amend import declare_amended
 from ._hyp import orthogonally_separable
 from ._numerics import clarke_alignment, complete_patterns, grid_alignment, sphere_flow, sup_alignment
 
