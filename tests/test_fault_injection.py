@@ -339,7 +339,7 @@ def test_9_a_long_claim_id_reruns_as_printed(tmp_path):
     rerun = subprocess.run([sys.executable, "-m", "verify", *repro[1:], "--quiet", "--no-report"], env=_env(),
                            capture_output=True, text=True, cwd=tmp_path, timeout=120)
     # One positive fixture alone is unguarded (exit 1): the command ran, nothing failed on its path.
-    assert rerun.returncode == 1 and "1 fixtures run" in rerun.stdout, rerun.stdout + rerun.stderr
+    assert rerun.returncode == 1 and "1 fixture run" in rerun.stdout, rerun.stdout + rerun.stderr
     (made,) = (tmp_path / "reports" / "rerun").iterdir()
     assert len(made.name) <= 80
 

@@ -12,6 +12,8 @@ from verify import Evidence, claim, family, negative, random
 # The test names a directory; a gated check announces itself there (a file named by its pid) and waits
 # until the test creates ``open`` in it.
 GATE = os.environ.get("VERIFY_TEST_GATE")
+# x^2 >= 0 has no hypothesis to break: the mutation control shows the check can fail, no probe can.
+HOLDS_EVERYWHERE = "a test claim: x^2 >= 0 holds for every real x (the mutation control checks the check)"
 
 
 @family("hostile.scalar")
@@ -33,13 +35,14 @@ def _wait_at_gate():
         time.sleep(0.01)
 
 
-@claim("hostile.fast", kind="lemma", statement="$x^2 \\ge 0$",
+@claim("hostile.fast", kind="lemma", statement="$x^2 \\ge 0$", cannot_fail=HOLDS_EVERYWHERE,
        fixtures=[random(scalar, seeds=2), negative(scalar, mutation="flip")])
 def fast(fx):
     return _ok(fx)
 
 
 @claim("hostile.gated", kind="lemma", statement="$x^2 \\ge 0$, its second fixture waits at the gate",
+       cannot_fail=HOLDS_EVERYWHERE,
        fixtures=[random(scalar, label="first"), random(scalar, label="gated", gate=True),
                  negative(scalar, mutation="flip")])
 def gated(fx):
@@ -91,7 +94,7 @@ def nan(fx):
 LONG_ID = "hostile.long." + "x" * 292
 
 
-@claim(LONG_ID, kind="lemma", statement="a claim with a 305-character id",
+@claim(LONG_ID, kind="lemma", statement="a claim with a 305-character id", cannot_fail=HOLDS_EVERYWHERE,
        fixtures=[random(scalar), negative(scalar, mutation="flip")])
 def long_id(fx):
     return _ok(fx)
