@@ -71,7 +71,7 @@ def test_show_prints_statement_hypotheses_and_latest_results(toy_run):
 def test_show_without_records_says_how_to_get_them(tmp_path):
     r = verify("show", "toy.cauchy_schwarz", EXAMPLE, "--no-builtin", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
-    assert "no results: reports/latest/records.jsonl does not exist" in r.stdout
+    assert "no results: no records under reports/ hold toy.cauchy_schwarz" in r.stdout
     r = verify("show", "toy.cauchy_schwarz", EXAMPLE, "--no-builtin", "--records", tmp_path / "absent.jsonl")
     assert r.returncode == 2 and "no such records file" in r.stderr
 
