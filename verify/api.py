@@ -69,6 +69,8 @@ def run(*selectors: str, profile: str = "quick", seed: int = 0, jobs: int = 1, e
         outcome = run_claims(claims, profile=profile, seed=seed, jobs=jobs, out_dir=out_dir, executor=executor,
                              task_filter=task, timeout_s=timeout_s, selectors=list(selectors), progress=False,
                              report=report and out is not None)
+        if outcome.kept_previous:  # stopped before its first result: the records there are an earlier run's
+            raise KeyboardInterrupt(f"interrupted before the first result; the previous run in {out_dir} is kept")
         records = read_records(outcome.records_path)
     return Results([_runnable_repro(r) for r in records], path=outcome.records_path if out is not None else None)
 
