@@ -14,6 +14,15 @@ Executors:
 Every executor runs its checks with the BLAS thread count of the process that started the run
 (:mod:`verify.threads`). Whatever executes them, records are written by this process as results arrive,
 flushed one by one.
+
+No run is lost or falsified: everything that can be refused (arguments, the executor, the Dask scheduler,
+the run directory) is refused before a file is opened (exit 2); one process writes a run directory at a time
+(:class:`verify.records.RunLock`); the previous run there is kept aside until the new one has its first
+result. Ctrl-C, SIGTERM and SIGHUP finish the record being written, then the ``end`` line and the summary,
+and exit 128 + the signal; claims whose planned fixtures did not all run are then ``incomplete``
+(:func:`verify.records.mark_incomplete`, applied after :func:`verify.verdicts.aggregate`). Pool workers
+die with the run's process (Linux: ``PR_SET_PDEATHSIG``; elsewhere when their pipe closes, at their next
+task) and leave the run's signals to it.
 """
 
 from __future__ import annotations
