@@ -136,6 +136,11 @@ def cmd_list(args: argparse.Namespace) -> int:
                 if c.checkable else "not checkable")
         extra = f"  erratum: {c.erratum.kind}" if c.erratum else ("  derived" if c.derived else "")
         print(f"{c.id:40s} {c.kind:12s} {mark}{extra}")
+    from .coverage import coverage, coverage_line
+
+    for paper, row in coverage(claims, numbered_only=True).items():
+        pending = f"; not yet encoded: {', '.join(row['pending'])}" if row["pending"] else ""
+        print(coverage_line(paper, row).replace(" encoded (", " numbered statements encoded (", 1) + pending)
     checkable = [c for c in claims if c.checkable]
     print(f"{plural(len(claims), 'claim')}, {len(checkable)} checkable, "
           f"{sum(1 for c in checkable if not c.powered_controls)} without a powered negative control")
@@ -211,6 +216,11 @@ def paper_line(counts: dict) -> str:
     if counts.get("statements affected"):
         marks.append(f"errata: {counts.get('independent slips', 0)} independent slips, "
                      f"{counts['statements affected']} statements affected")
+    if counts.get("numbered statements"):
+        marks.append(f"coverage: {counts.get('numbered encoded', 0)} of {counts['numbered statements']} numbered "
+                     f"statements encoded ({counts.get('numbered not yet encoded', 0)} not yet encoded, "
+                     f"{counts.get('numbered not checkable', 0)} not checkable; "
+                     f"{counts.get('numbered verified', 0)} verified)")
     if counts.get(S.UNEXPECTED):
         marks.append(f"{plural(counts[S.UNEXPECTED], 'claim')} not as expected")
     return out + "".join(f"; {m}" for m in marks)

@@ -159,6 +159,15 @@ def expected_verdicts(kind: str, mutation: str | None, expect: Iterable[str] | N
 # Claims
 
 
+_NOT_YET_ENCODED = "not yet encoded"   # verify.claims.NOT_YET_ENCODED (the engine's words live in settings and claims)
+
+
+def _is_numbered(cid: str) -> bool:
+    from .coverage import is_numbered
+
+    return is_numbered(cid)
+
+
 def _conclusion_rooms(passed: list[dict]) -> tuple[dict[str, float], set[str]]:
     """Per conclusion on a printed bound or constant (by name), its smallest room over the passing positive
     fixtures that judged it, and the names that a rate check pinning its printed exponent answers for
@@ -297,6 +306,7 @@ def claim_status(claim: dict, results: list[dict]) -> dict:
         "hypotheses_broken": broken, "hypotheses_shown_necessary": necessary, "probes": probes,
         "crashed_controls": crashed,
         "erratum": bool(erratum), "erratum_root": (erratum or {}).get("root"),
+        "numbered": _is_numbered(claim["id"]), "pending": claim.get("reason") == _NOT_YET_ENCODED,
         "vacuous_fixtures": sum(1 for r in pos if r["verdict"] == S.VACUOUS),
         "unexpected": [r["task_id"] for r in unexpected if "task_id" in r],
         "fully_verified": False,
@@ -355,6 +365,16 @@ def paper_counts(statuses: dict[str, dict]) -> dict[str, dict[str, int]]:
             c[S.CANNOT_FAIL] += 1
         if not st.get("as_expected", True):
             c[S.UNEXPECTED] += 1
+        if st.get("numbered"):  # coverage: the paper's numbered statements
+            c["numbered statements"] += 1
+            if st.get("pending"):
+                c["numbered not yet encoded"] += 1
+            elif st["status"] == S.NOT_CHECKABLE:
+                c["numbered not checkable"] += 1
+            else:
+                c["numbered encoded"] += 1
+                if st["status"] == S.VERIFIED:
+                    c["numbered verified"] += 1
         c["hypotheses broken"] += len(st.get("hypotheses_broken") or ())
         c["hypotheses shown necessary"] += len(st.get("hypotheses_shown_necessary") or ())
         if st.get("erratum"):
