@@ -389,12 +389,13 @@ def run(claims: Sequence[Claim], *, profile: str = "standard", seed: int = 0, jo
         tasks = [t for t in tasks if (t.claim_id, t.key, t.seed) not in finished]
 
     threads.apply()
+    kernels = _compile_kernels({registry[t.claim_id].paper for t in tasks}, progress)
     run_id = uuid.uuid4().hex[:12]
     run_rec = {"type": "run", "run_id": run_id, "profile": profile, "seed": seed, "jobs": jobs,
                "executor": executor, "selectors": list(selectors), "tasks": len(tasks),
                "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "versions": versions(),
                "blas": threads.describe(), "resumed": bool(previous), "host": platform.node(),
-               "commit": source_commit()}
+               "commit": source_commit(), "kernels": kernels}
     new_results: list[dict] = []
     bar = Progress(len(tasks), enabled=progress)
 
@@ -471,6 +472,14 @@ def run(claims: Sequence[Claim], *, profile: str = "standard", seed: int = 0, jo
                 interrupted = True
     return RunOutcome(out, records_path, statuses, results, code, interrupted, regressions, report_path)
 
+
+
+def _compile_kernels(papers: set[str], progress: bool) -> dict:
+    """Compile the kernels the papers use before any check starts (workers fork with them compiled), so
+    that no check pays for it against its time limit; what it took goes in the run record."""
+    from .numerics.warmup import prepare
+
+    return prepare(papers, stream=sys.stderr if progress else None).describe()
 
 
 def source_commit() -> str | None:

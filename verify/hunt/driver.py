@@ -94,6 +94,10 @@ def hunt(claims: Sequence[Claim], *, budget_s: float | None = None, max_fixtures
     if not checkable:
         raise UsageError("none of the selected claims is checkable, so none can be hunted")
     warm_imports()
+    # Compiled before any search starts (workers fork with them): compilation is no evaluation's time.
+    from ..numerics.warmup import prepare
+
+    kernels = prepare({c.paper for c in checkable}, stream=stream).describe()
     out = Path(out_dir)
     run_id = uuid.uuid4().hex[:12]
     shards = 1 if executor == "inprocess" else max(1, min(MAX_SHARDS, jobs // len(checkable)))
@@ -105,7 +109,8 @@ def hunt(claims: Sequence[Claim], *, budget_s: float | None = None, max_fixtures
     run_rec = {"type": "run", "run_id": run_id, "command": "hunt", "profile": profile, "seed": seed, "jobs": jobs,
                "executor": executor, "selectors": list(selectors), "tasks": len(specs),
                "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "versions": versions(), "resumed": False,
-               "hunt": {"budget_s": budget, "max_fixtures": fixtures, "shards": shards, "kinds": list(kinds), "base": base}}
+               "hunt": {"budget_s": budget, "max_fixtures": fixtures, "shards": shards, "kinds": list(kinds), "base": base},
+               "kernels": kernels}
     writer = RecordWriter(out / "records.jsonl")
     writer.write(run_rec)
     for c in checkable:
