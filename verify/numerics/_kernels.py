@@ -368,10 +368,11 @@ def gd_path(W, a, X, y, lr, alpha, kink, kind, offsets, log_count, Ws, As, dWs, 
     m, d = W.shape
     XT = np.ascontiguousarray(X.T)
     Z, P, q, work, c, dW, da = workspace(m, X.shape[0], d)
+    plain = np.bool_(False)  # a boolean, not the literal False: gradient_call is then compiled once for all callers
     for k in range(Ws.shape[0]):
         Ws[k] = W
         As[k] = a
-        gradient_call(W, a, X, XT, y, alpha, kink, kind, offsets, log_count, False, Z, P, q, work, c, dW, da)
+        gradient_call(W, a, X, XT, y, alpha, kink, kind, offsets, log_count, plain, Z, P, q, work, c, dW, da)
         dWs[k] = dW
         dAs[k] = da
         for j in range(m):
@@ -406,6 +407,7 @@ def gd_log_time(W, a, X, y, h, log_times, alpha, kink, kind, offsets, log_count,
     dW, da = np.empty((m, d)), np.empty(m)
     t = 0.0
     k = 0
+    plain = np.bool_(False)  # as in gd_path
     while k < log_times.shape[0]:
         s = np.log1p(t)
         if s >= log_times[k]:
@@ -414,7 +416,7 @@ def gd_log_time(W, a, X, y, h, log_times, alpha, kink, kind, offsets, log_count,
             k += 1
             continue
         dt = h * (1.0 + t) / (s if s > 1.0 else 1.0)
-        gradient_call(W, a, X, XT, y, alpha, kink, kind, offsets, log_count, False, Z, P, q, work, c, dW, da)
+        gradient_call(W, a, X, XT, y, alpha, kink, kind, offsets, log_count, plain, Z, P, q, work, c, dW, da)
         descend(W, a, dW, da, dt)
         t += dt
     return t
