@@ -46,7 +46,7 @@ def test_hunt_finds_the_planted_error_that_random_fixtures_miss(tmp_path, capsys
     assert main("run", PLANTED, "--profile", "thorough", "--out", tmp_path / "run", "--quiet", "--no-report",
                 "--executor", "inprocess") == 0, capsys.readouterr().out
     # Two workers for one claim: two shards, the first confirmed counterexample stops the other.
-    r = verify("hunt", PLANTED, "planted.perceptron_bound", "--budget", "60", "--out", tmp_path / "hunt", "--jobs", "2")
+    r = verify("hunt", PLANTED, "planted.perceptron_bound", "--max-fixtures", "400", "--out", tmp_path / "hunt", "--jobs", "2")
     assert r.returncode == 1, r.stdout + r.stderr
     assert "planted.perceptron_bound: COUNTEREXAMPLE found by" in r.stdout
     assert "confirmed: refuted with a certified computation at quick and thorough" in r.stdout
@@ -83,15 +83,17 @@ def test_the_correct_statement_survives_its_hunt(tmp_path):
     from verify.hunt import hunt
 
     load_file(PLANTED)
-    run = hunt([REGISTRY["planted.perceptron_novikoff"]], budget_s=3, out_dir=tmp_path, executor="inprocess",
+    run = hunt([REGISTRY["planted.perceptron_novikoff"]], max_fixtures=60, out_dir=tmp_path, executor="inprocess",
                report=False)
     o = run.outcomes["planted.perceptron_novikoff"]
     assert run.exit_code == 0 and o["status"] == "no counterexample" and not (tmp_path / "found").exists()
-    assert o["best"]["slack"] > 0 and o["coverage"]["arms"][0]["parameters"]["radius"]["bins"] >= 3
+    assert o["evaluations"] == 60 and o["best"]["slack"] > 0
+    assert o["coverage"]["arms"][0]["parameters"]["radius"]["bins"] >= 3
 
 
 @pytest.mark.parametrize("args, message", [
     (["hunt", PLANTED, "--budget", "0"], "--budget must be a positive number"),
+    (["hunt", PLANTED, "--max-fixtures", "0"], "--max-fixtures must be a positive whole number"),
     (["hunt", "nosuch.claim"], "matches no registered claim"),
     (["hunt", PLANTED, "--executor", "nope"], "unknown executor"),
     (["hunt", "--replay", "missing.json"], "no such file"),
@@ -111,7 +113,7 @@ def test_dask_executor_hunts_on_a_cluster(tmp_path):
 
     load_file(PLANTED)
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
-        run = hunt([REGISTRY["planted.perceptron_bound"]], budget_s=20, out_dir=tmp_path, executor="dask",
+        run = hunt([REGISTRY["planted.perceptron_bound"]], max_fixtures=400, out_dir=tmp_path, executor="dask",
                    scheduler=cluster.scheduler_address, stream=None, report=False)
     o = run.outcomes["planted.perceptron_bound"]
     assert run.exit_code == 1 and (tmp_path / "found" / "planted.perceptron_bound.json").exists(), {k: v for k, v in o.items() if k != "records"}

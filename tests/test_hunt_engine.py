@@ -3,7 +3,8 @@
 Every toy is a claim whose answer is known: a refutation hidden in a window too narrow for random
 draws, one that exists only where the computation is not certified, one only where a hypothesis
 fails, one that a coarse profile shows and a careful one does not, one that only some seeds show.
-Budgets are a few seconds; nothing here loads the papers.
+Budgets are counts of fixtures, never seconds (a hunt so bounded does the same on any machine under any
+load); nothing here loads the papers.
 """
 
 import json
@@ -152,7 +153,7 @@ def test_pinned_seed_fixture_ignores_the_run_seed():
 
 
 def test_narrow_window_found_by_the_optimiser_and_confirmed(reg):
-    out = hunt_claim(HuntSpec("toy.narrow", 6.0, controls=True), reg)
+    out = hunt_claim(HuntSpec("toy.narrow", None, controls=True, max_fixtures=300), reg)
     assert out["status"] == "counterexample", out.get("counts")
     found = out["found"]
     x = found["params"]["x"]
@@ -169,7 +170,7 @@ def test_narrow_window_found_by_the_optimiser_and_confirmed(reg):
 
 @pytest.mark.parametrize("cid, tally", [("toy.uncertified", "inconclusive"), ("toy.guarded", "hypotheses unmet")])
 def test_uncertified_computations_and_broken_hypotheses_are_not_counterexamples(reg, cid, tally):
-    out = hunt_claim(HuntSpec(cid, 1.5, controls=False), reg)
+    out = hunt_claim(HuntSpec(cid, None, controls=False, max_fixtures=150), reg)
     assert out["status"] == "no counterexample"
     assert out["counts"][tally] > 0 and out["counts"]["refuted"] == 0
     assert out["best"]["slack"] >= 0 and out["coverage"]["arms"][0]["parameters"]["x"]["bins"] >= 5
@@ -178,7 +179,7 @@ def test_uncertified_computations_and_broken_hypotheses_are_not_counterexamples(
 
 
 def test_refutations_a_careful_rerun_does_not_confirm_are_never_reported(reg):
-    out = hunt_claim(HuntSpec("toy.coarse", 5.0, controls=False), reg)
+    out = hunt_claim(HuntSpec("toy.coarse", None, controls=False, max_fixtures=300), reg)
     assert out["status"] == "no counterexample"
     assert out["unconfirmed_count"] == 3 and "--profile thorough" in out["stopped"]
     first = out["unconfirmed"][0]
@@ -187,7 +188,7 @@ def test_refutations_a_careful_rerun_does_not_confirm_are_never_reported(reg):
 
 
 def test_family_without_space_is_hunted_over_its_seeds(reg):
-    out = hunt_claim(HuntSpec("toy.seeded", 5.0, controls=False), reg)
+    out = hunt_claim(HuntSpec("toy.seeded", None, controls=False, max_fixtures=300), reg)
     assert out["status"] == "counterexample"
     f = out["found"]
     assert f["params"] == {"d": 3} and f["shrunk"]["slack"] < 0  # the family default kept: every parameter
@@ -195,7 +196,7 @@ def test_family_without_space_is_hunted_over_its_seeds(reg):
 
 
 def test_hunt_writes_records_found_files_and_replays(reg, tmp_path):
-    run = hunt([reg["toy.seeded"], reg["toy.guarded"]], budget_s=1.5, out_dir=tmp_path, executor="inprocess",
+    run = hunt([reg["toy.seeded"], reg["toy.guarded"]], max_fixtures=150, out_dir=tmp_path, executor="inprocess",
                stream=None, report=False, registry=reg)
     assert run.exit_code == 1 and run.outcomes["toy.seeded"]["status"] == "counterexample"
     recs = read_records(tmp_path / "records.jsonl")
@@ -224,16 +225,66 @@ def test_hunt_writes_records_found_files_and_replays(reg, tmp_path):
 
 
 def test_pool_shards_one_claim_over_the_workers(reg, tmp_path):
-    run = hunt([reg["toy.guarded"]], budget_s=1.0, out_dir=tmp_path, executor="pool", jobs=2, stream=None,
+    run = hunt([reg["toy.guarded"]], max_fixtures=60, out_dir=tmp_path, executor="pool", jobs=2, stream=None,
                report=False, registry=reg)
     o = run.outcomes["toy.guarded"]
     assert run.exit_code == 0 and o["status"] == "no counterexample" and o["shards"] == 2
-    assert o["evaluations"] == sum(o["counts"].values())
+    assert o["evaluations"] == sum(o["counts"].values()) == 2 * 60
+
+
+TIMINGS = ("spent_s", "seconds_to_first", "seconds", "duration_s", "started", "finished")
+
+
+def _without_timings(x):
+    if isinstance(x, dict):
+        return {k: _without_timings(v) for k, v in x.items() if k not in TIMINGS}
+    if isinstance(x, list):
+        return [_without_timings(v) for v in x]
+    return x
+
+
+@pytest.mark.parametrize("cid", ["toy.narrow", "toy.coarse", "toy.guarded"])
+def test_a_fixture_budget_and_a_seed_replay_the_hunt_fixture_for_fixture(reg, cid):
+    import verify.hunt.evaluate as E
+
+    orders = []
+    real_run = E.Evaluator._run
+
+    def run(self, cand, limit):
+        orders[-1].append(cand)
+        return real_run(self, cand, limit)
+
+    outs = []
+    for _ in range(2):
+        orders.append([])
+        E.Evaluator._run = run
+        try:
+            outs.append(hunt_claim(HuntSpec(cid, None, seed=7, run_id="r", max_fixtures=90), reg))
+        finally:
+            E.Evaluator._run = real_run
+    assert orders[0] == orders[1] and _without_timings(outs[0]) == _without_timings(outs[1])
+    # The search evaluated exactly its budget unless it settled the claim or was stopped first.
+    if outs[0]["status"] == "no counterexample" and not outs[0]["stopped"]:
+        assert outs[0]["evaluations"] == 90
+    other = hunt_claim(HuntSpec(cid, None, seed=8, run_id="r", max_fixtures=90), reg)
+    assert _without_timings(other) != _without_timings(outs[0])  # the seed matters
+
+
+def test_a_fixture_budget_bounds_the_search_without_a_clock(reg, tmp_path):
+    run = hunt([reg["toy.guarded"]], max_fixtures=40, out_dir=tmp_path, executor="inprocess", stream=None,
+               report=False, registry=reg)
+    o = run.outcomes["toy.guarded"]
+    assert o["status"] == "no counterexample" and o["evaluations"] == 40
+    assert json.loads((tmp_path / "summary.json").read_text())["run"]["hunt"]["max_fixtures"] == 40
 
 
 def test_bad_input_is_a_usage_error(reg, tmp_path):
     with pytest.raises(UsageError, match="--budget"):
         hunt([reg["toy.seeded"]], budget_s=0, out_dir=tmp_path, stream=None, registry=reg)
+    with pytest.raises(UsageError, match="needs a budget"):
+        hunt([reg["toy.seeded"]], out_dir=tmp_path, stream=None, registry=reg)
+    with pytest.raises(UsageError, match="--max-fixtures"):
+        hunt([reg["toy.seeded"]], max_fixtures=0, out_dir=tmp_path, stream=None, registry=reg)
     with pytest.raises(UsageError, match="profile"):
         hunt([reg["toy.seeded"]], budget_s=1, profile="fast", out_dir=tmp_path, stream=None, registry=reg)
     with pytest.raises(UsageError, match="not a found-counterexample file"):
@@ -278,10 +329,10 @@ def test_declarations_name_the_family_as_the_claim_module_does(monkeypatch):
 
 
 def test_an_erratum_is_rediscovered_with_its_second_method_recorded_and_its_amendment_holds(reg):
-    out = hunt_claim(HuntSpec("toy.typo", 5.0, controls=False), reg)
+    out = hunt_claim(HuntSpec("toy.typo", None, controls=False, max_fixtures=300), reg)
     assert out["status"] == "counterexample"
     assert out["confirmation"]["second_method"] == "closed form: sup x = 1"
     assert out["found"]["params"]["x"] > 0.5 and out["found"]["size"]["x digits"] == 1  # shrunk to 0.6 or so
     hunted = [r for r in out["records"] if r["task_id"] == "hunt.0"][0]
     assert hunted["as_expected"]  # the printed claim is expected refuted
-    assert hunt_claim(HuntSpec("toy.typo.amended", 1.0, controls=False), reg)["status"] == "no counterexample"
+    assert hunt_claim(HuntSpec("toy.typo.amended", None, controls=False, max_fixtures=100), reg)["status"] == "no counterexample"

@@ -330,7 +330,10 @@ def _hunt_parser(sub, common: argparse.ArgumentParser) -> None:
     h = sub.add_parser("hunt", parents=[common], help="search each claim's fixture space for a counterexample, shrink and confirm it")
     h.add_argument("selectors", nargs="*",
                    help="claim ids, globs, papers, or claim files (.py); none = everything")
-    h.add_argument("--budget", type=float, default=60.0, help="seconds of search per claim (default 60)")
+    h.add_argument("--budget", type=float, help="seconds of search per claim (default 60 unless --max-fixtures)")
+    h.add_argument("--max-fixtures", type=int, metavar="N",
+                   help="fixtures the search evaluates per claim; alone (no --budget) the hunt of a seed is "
+                        "reproducible fixture for fixture on any machine")
     h.add_argument("--out", default="reports/hunt", help="output directory (default reports/hunt)")
     h.add_argument("--profile", help="profile the fixtures are checked at (default quick; confirmation reruns "
                                       "at thorough; with --replay, the profile recorded in the file)")
@@ -377,7 +380,8 @@ def cmd_hunt(args: argparse.Namespace) -> int:
     if not args.selectors and not args.all:
         _confirm_hunt_all(claims, args.budget)
     kinds = (S.RANDOM,) if args.random_only else (S.RANDOM, S.ADVERSARIAL)
-    outcome = hunt(claims, budget_s=args.budget, out_dir=args.out, profile=args.profile or "quick", seed=args.seed,
+    budget = 60.0 if args.budget is None and args.max_fixtures is None else args.budget
+    outcome = hunt(claims, budget_s=budget, max_fixtures=args.max_fixtures, out_dir=args.out, profile=args.profile or "quick", seed=args.seed,
                    jobs=args.jobs, executor=args.executor, scheduler=args.scheduler, kinds=kinds,
                    selectors=args.selectors, report=not args.no_report, stream=None if args.quiet else sys.stdout)
     found = [cid for cid, o in outcome.outcomes.items() if o.get("status") == "counterexample"]

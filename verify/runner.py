@@ -565,12 +565,13 @@ def _run_locked(claims: Sequence[Claim], planned: list[Task], *, profile: str, s
 
     selection = selection_of(claims, selectors, task_filter, planned)
     threads.apply()
+    kernels = _compile_kernels({registry[t.claim_id].paper for t in tasks}, progress)
     run_id = uuid.uuid4().hex[:12]
     run_rec = {"type": "run", "schema": SCHEMA_VERSION, "run_id": run_id, "profile": profile, "seed": seed,
                "jobs": jobs, "executor": executor, "selectors": list(selectors), "selection": selection,
                "tasks": len(tasks), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "versions": versions(),
                "blas": threads.describe(), "resumed": bool(previous), "host": platform.node(),
-               "commit": source_commit()}
+               "commit": source_commit(), "kernels": kernels}
     aside = False
     if not previous and records_path.exists():
         old_run, old_end, n_old = head_and_end(records_path)
@@ -692,6 +693,14 @@ def _run_locked(claims: Sequence[Claim], planned: list[Task], *, profile: str, s
     return RunOutcome(out, records_path, statuses, results, code, interrupted, regressions, report_path,
                       signum, selection, incomplete)
 
+
+
+def _compile_kernels(papers: set[str], progress: bool) -> dict:
+    """Compile the kernels the papers use before any check starts (workers fork with them compiled), so
+    that no check pays for it against its time limit; what it took goes in the run record."""
+    from .numerics.warmup import prepare
+
+    return prepare(papers, stream=sys.stderr if progress else None).describe()
 
 
 def source_commit() -> str | None:

@@ -94,22 +94,19 @@ def neighbourhood(ev: Evaluator, domain: Domain, cand: Candidate, seconds: float
         return {"note": "no real parameter to move"}
     z = domain.to_unit(cand, names)
     tried = refuted = 0
-    saved = ev.deadline
-    ev.deadline = time.monotonic() + seconds
-    try:
-        for i in range(len(names)):
-            for step in (-NEIGHBOUR_STEP, NEIGHBOUR_STEP):
-                zi = list(z)
-                zi[i] = min(max(zi[i] + step, 0.0), 1.0)
-                if zi[i] == z[i]:
-                    continue
-                out = ev.evaluate(domain.from_unit(cand, names, zi))
-                tried += 1
-                refuted += out.status == REFUTED
-    except BudgetSpent:
-        pass
-    finally:
-        ev.deadline = saved
+    with ev.bounded(time.monotonic() + seconds):
+        try:
+            for i in range(len(names)):
+                for step in (-NEIGHBOUR_STEP, NEIGHBOUR_STEP):
+                    zi = list(z)
+                    zi[i] = min(max(zi[i] + step, 0.0), 1.0)
+                    if zi[i] == z[i]:
+                        continue
+                    out = ev.evaluate(domain.from_unit(cand, names, zi))
+                    tried += 1
+                    refuted += out.status == REFUTED
+        except BudgetSpent:
+            pass
     return {"tried": tried, "refuted": refuted, "step": NEIGHBOUR_STEP}
 
 

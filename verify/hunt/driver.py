@@ -20,6 +20,7 @@ hard time limit; ``dask``, a distributed cluster. Whatever runs them, this proce
 from __future__ import annotations
 
 import json
+import math
 import multiprocessing as mp
 import os
 import shlex
@@ -61,16 +62,23 @@ class HuntRun:
     report_path: Path | None = None
 
 
-def hunt(claims: Sequence[Claim], *, budget_s: float, out_dir: str | Path = "reports/hunt", profile: str = "quick",
+def hunt(claims: Sequence[Claim], *, budget_s: float | None = None, max_fixtures: int | None = None, out_dir: str | Path = "reports/hunt", profile: str = "quick",
          seed: int = 0, jobs: int = 1, executor: str = "pool", scheduler: str | None = None,
          kinds: tuple = (S.RANDOM, S.ADVERSARIAL), base: str = "use", shrink_s: float | None = None,
          controls: bool = True, selectors: Sequence[str] = (), report: bool = True,
          stream: TextIO | None = None, registry: Registry = REGISTRY) -> HuntRun:
-    """Hunt counterexamples to ``claims`` (each for ``budget_s`` seconds of search) and write the
-    files of the module docstring; ``stream`` gets a few lines per claim. Exit code: 1 when a
+    """Hunt counterexamples to ``claims`` (each for ``budget_s`` seconds of search, ``max_fixtures``
+    fixtures evaluated by the search, or both: the first spent ends a claim's search) and write the
+    files of the module docstring; ``stream`` gets a few lines per claim. Under a fixture budget alone a
+    hunt is reproducible: the same seed evaluates the same fixtures in the same order. Exit code: 1 when a
     confirmed counterexample was found (or a hunt failed), else 0."""
-    if not budget_s or budget_s <= 0:
+    if budget_s is None and max_fixtures is None:
+        raise UsageError("a hunt needs a budget: --budget SECONDS, --max-fixtures N, or both")
+    if budget_s is not None and not budget_s > 0:
         raise UsageError(f"--budget must be a positive number of seconds, got {budget_s}")
+    if max_fixtures is not None and (isinstance(max_fixtures, bool) or int(max_fixtures) != max_fixtures
+                                     or max_fixtures < 1):
+        raise UsageError(f"--max-fixtures must be a positive whole number, got {max_fixtures}")
     if profile not in S.PROFILES:
         raise UsageError(f"unknown profile {profile!r} (one of {', '.join(S.PROFILES)})")
     if executor not in EXECUTORS:
@@ -86,21 +94,31 @@ def hunt(claims: Sequence[Claim], *, budget_s: float, out_dir: str | Path = "rep
     if not checkable:
         raise UsageError("none of the selected claims is checkable, so none can be hunted")
     warm_imports()
+    # Compiled before any search starts (workers fork with them): compilation is no evaluation's time.
+    from ..numerics.warmup import prepare
+
+    kernels = prepare({c.paper for c in checkable}, stream=stream).describe()
     out = Path(out_dir)
     run_id = uuid.uuid4().hex[:12]
     shards = 1 if executor == "inprocess" else max(1, min(MAX_SHARDS, jobs // len(checkable)))
-    specs = [HuntSpec(c.id, float(budget_s), profile, seed, k, shards, tuple(kinds), base, shrink_s, controls, run_id)
+    budget = None if budget_s is None else float(budget_s)
+    fixtures = None if max_fixtures is None else int(max_fixtures)
+    specs = [HuntSpec(c.id, budget, profile, seed, k, shards, tuple(kinds), base, shrink_s, controls, run_id,
+                      max_fixtures=fixtures)
              for c in checkable for k in range(shards)]
     run_rec = {"type": "run", "run_id": run_id, "command": "hunt", "profile": profile, "seed": seed, "jobs": jobs,
                "executor": executor, "selectors": list(selectors), "tasks": len(specs),
                "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "versions": versions(), "resumed": False,
-               "hunt": {"budget_s": budget_s, "shards": shards, "kinds": list(kinds), "base": base}}
+               "hunt": {"budget_s": budget, "max_fixtures": fixtures, "shards": shards, "kinds": list(kinds), "base": base},
+               "kernels": kernels}
     writer = RecordWriter(out / "records.jsonl")
     writer.write(run_rec)
     for c in checkable:
         writer.write({"type": "claim", **c.describe(), "used_by": registry.used_by(c.id)})
     if stream is not None:
-        print(f"hunting {len(checkable)} claim(s), {budget_s:g} s of search each"
+        each = " and at most ".join(([f"{budget:g} s"] if budget is not None else [])
+                                    + ([f"{fixtures} fixtures"] if fixtures is not None else []))
+        print(f"hunting {len(checkable)} claim(s), {each} of search each"
               + (f" ({shards} shards each)" if shards > 1 else "") + f", profile {profile}, seed {seed}",
               file=stream, flush=True)
 
@@ -200,8 +218,13 @@ def _exit_with_parent(parent: int) -> None:  # pragma: no cover - subprocess
 
 def hard_limit(spec: HuntSpec, timeout_s: float) -> float:
     """When a hunt's process is killed: its search and shrink budgets, then room for confirmation
-    (two reruns), the best fixture's record and the controls under the claim's own time limit."""
-    return spec.budget_s + spec.shrink_budget + 4 * min(timeout_s, 600.0) + 60.0
+    (two reruns), the best fixture's record and the controls under the claim's own time limit. A
+    budget of fixtures alone is bounded by each evaluation's time limit (the claim's)."""
+    per_check = min(timeout_s, 600.0)
+    search = math.inf if spec.budget_s is None else spec.budget_s + spec.shrink_budget
+    if spec.max_fixtures is not None:
+        search = min(search, (spec.max_fixtures + spec.shrink_fixtures + 1) * per_check)
+    return search + 4 * per_check + 60.0
 
 
 def _run_pool(specs: list[HuntSpec], jobs: int, emit, registry: Registry) -> None:

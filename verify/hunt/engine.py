@@ -34,14 +34,17 @@ MAX_SERIES_POINTS = 400
 MAX_CONFIRMATIONS = 3   # candidates tried per refutation (the simplest first)
 MAX_UNCONFIRMED = 3     # refutations that fail confirmation before the hunt of a claim stops
 HYPOTHESIS_OVERHEAD_S = 0.005
+MIN_SHRINK_FIXTURES = 20
 
 
 @dataclass(frozen=True)
 class HuntSpec:
-    """What one executor task hunts: a claim (or one shard of it) under a budget."""
+    """What one executor task hunts: a claim (or one shard of it) under a budget: ``budget_s`` seconds
+    of search, ``max_fixtures`` fixtures evaluated by the search, or both (the first spent ends it).
+    Under a fixture budget alone the hunt of a seed is the same fixture for fixture on any machine."""
 
     claim_id: str
-    budget_s: float
+    budget_s: float | None
     profile: str = "quick"
     seed: int = 0
     shard: int = 0
@@ -52,10 +55,19 @@ class HuntSpec:
     controls: bool = True
     optimiser: bool = True
     run_id: str = ""
+    max_fixtures: int | None = None
 
     @property
     def shrink_budget(self) -> float:
-        return self.shrink_s if self.shrink_s is not None else max(2.0, self.budget_s / 4)
+        """Seconds for shrinking and simplifying a refutation (beyond the search's budget)."""
+        if self.shrink_s is not None:
+            return self.shrink_s
+        return math.inf if self.budget_s is None else max(2.0, self.budget_s / 4)
+
+    @property
+    def shrink_fixtures(self) -> float:
+        """Fixtures for shrinking and simplifying a refutation (beyond the search's budget)."""
+        return math.inf if self.max_fixtures is None else max(MIN_SHRINK_FIXTURES, self.max_fixtures // 4)
 
 
 def hunt_claim(spec: HuntSpec, registry: Registry = REGISTRY) -> dict:
@@ -68,7 +80,13 @@ def hunt_claim(spec: HuntSpec, registry: Registry = REGISTRY) -> dict:
         return {"claim": claim.id, "shard": spec.shard, "status": NOTHING_TO_HUNT, "records": [],
                 "reason": f"no {' or '.join(spec.kinds)} fixture to search from", "spent_s": 0.0}
     ev = Evaluator(claim, domain, spec.profile, claim.timeout_s)
-    deadline = started + spec.budget_s
+    deadline = math.inf if spec.budget_s is None else started + spec.budget_s
+    fixtures = math.inf if spec.max_fixtures is None else spec.max_fixtures
+    extra = 0  # evaluations spent shrinking and confirming refutations: beyond the search's fixtures
+
+    def fixtures_left() -> float:
+        return fixtures - (len(ev.order) - extra)
+
     found, unconfirmed, confirmation, replay = None, [], None, None
     rounds, stopped = 0, ""
     smooth = spec.optimiser and domain.has_reals()
@@ -80,26 +98,37 @@ def hunt_claim(spec: HuntSpec, registry: Registry = REGISTRY) -> dict:
     if first.status == REFUTED:
         found, confirmation, replay = _shrink_and_confirm(
             claim, domain, ev, Found(start, start, "its first fixture", time.monotonic() - started, 1, 0, (start,)), spec)
+        extra = len(ev.order) - 1
         if found is None:
             unconfirmed.append(confirmation)
-    while found is None and deadline - time.monotonic() > min(per_evaluation, 1.0):
-        # Hypothesis takes 60% of the time left when the optimiser follows, all of it otherwise.
+    while found is None and deadline - time.monotonic() > min(per_evaluation, 1.0) and fixtures_left() >= 1:
+        # Hypothesis takes 60% of the time and fixtures left when the optimiser follows, all of them otherwise.
+        share = 0.6 if smooth else 1.0
         left = deadline - time.monotonic()
-        until = time.monotonic() + (0.6 * left if smooth else left)
+        until = time.monotonic() + share * left
+        quota = _share(fixtures_left(), share)
         t0, n0 = time.monotonic(), len(ev.order)
-        hit = hypothesis_round(ev, domain, max_examples=round_size(until - t0, per_evaluation),
+        hit = hypothesis_round(ev, domain, max_examples=min(round_size(until - t0, per_evaluation), quota),
                                seed=round_seed(spec.seed, claim.id, spec.shard, rounds), deadline=until,
-                               shrink_deadline_after=spec.shrink_budget)
+                               shrink_deadline_after=spec.shrink_budget, fixtures=quota,
+                               shrink_fixtures=spec.shrink_fixtures)
         rounds += 1
         if len(ev.order) > n0 and hit is None:
             per_evaluation = (time.monotonic() - t0) / (len(ev.order) - n0)
-        if hit is None and smooth and time.monotonic() < deadline:
+        if hit is None and smooth and time.monotonic() < deadline and fixtures_left() >= 1:
             starts = optimiser_starts(ev, domain)
             if starts:
-                hit = optimise(ev, domain, starts, time.monotonic() + 0.6 * (deadline - time.monotonic()))
+                hit = optimise(ev, domain, starts, time.monotonic() + 0.6 * (deadline - time.monotonic()),
+                               _share(fixtures_left(), 0.6))
         if hit is None:
+            if len(ev.order) == n0:
+                stopped = "stopped: a round of the search met no fixture it had not evaluated (the space is exhausted)"
+                break
             continue
+        extra += len(ev.order) - hit.evaluations_to_first  # Hypothesis's shrinking of the refutation
+        n0 = len(ev.order)
         found, confirmation, replay = _shrink_and_confirm(claim, domain, ev, hit, spec)
+        extra += len(ev.order) - n0
         if found is None:
             unconfirmed.append(confirmation)
             if len(unconfirmed) >= MAX_UNCONFIRMED:
@@ -141,18 +170,28 @@ def hunt_claim(spec: HuntSpec, registry: Registry = REGISTRY) -> dict:
     return jsonable(outcome)
 
 
+def _share(fixtures: float, fraction: float) -> float:
+    """A phase's share of the fixtures left (at least one; unbounded stays unbounded)."""
+    return fixtures if math.isinf(fixtures) else max(1, math.ceil(fraction * fixtures))
+
+
 def warm_imports() -> None:
     """Import the search's libraries before its clock starts (a first import of Hypothesis can take
-    seconds, more under pytest's assertion rewriting); a pool's parent does it once for its workers."""
+    seconds, more under pytest's assertion rewriting); a pool's parent does it once for its workers.
+    The runner too, which confirmation imports: Hypothesis draws some values from the constants of
+    the local modules loaded when it draws, so a module first imported by one hunt would change the
+    draws of the next one in the same process (and a fixture-budget hunt would not replay)."""
     import hypothesis.strategies  # noqa: F401
     import scipy.optimize  # noqa: F401
+
+    from .. import runner  # noqa: F401
 
 
 def _shrink_and_confirm(claim: Claim, domain: Domain, ev: Evaluator, hit: Found, spec: HuntSpec):
     """Simplify the shrunk refutation, then confirm it; fall back to the less simplified refuting
     candidates (the search's own first one last) when a simpler one does not confirm."""
     until = time.monotonic() + spec.shrink_budget
-    simplest, steps = simplify(ev, domain, hit.shrunk, until)
+    simplest, steps = simplify(ev, domain, hit.shrunk, until, spec.shrink_fixtures)
     hit.shrink_steps += steps
     tried = list(dict.fromkeys([simplest, *reversed(hit.refuting), hit.first]))[:MAX_CONFIRMATIONS + 1]
     last = None

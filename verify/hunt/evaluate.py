@@ -6,8 +6,9 @@ certified (every validity entry of the evidence holds). Hypotheses come first: a
 one is rejected before the check runs, and is neither a counterexample nor counted as evidence.
 
 Evaluations are memoised by candidate, so Hypothesis replaying a point (while shrinking, or its
-final reproduction) gets the same answer without running the check again, and they are timed
-against the deadlines of the phase that asked for them.
+final reproduction) gets the same answer without running the check again, and they are bounded by
+the phase that asked for them: its deadline, its number of new fixtures, or both (:meth:`Evaluator.bounded`).
+A hunt bounded by fixtures alone does the same evaluations in the same order on every machine.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import threading
 import time
 import traceback
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from .. import settings as S
@@ -58,7 +60,7 @@ class Outcome:
 
 
 class BudgetSpent(BaseException):
-    """Raised out of an evaluation when its phase's deadline has passed. A ``BaseException``, like
+    """Raised out of an evaluation when its phase's deadline has passed or its fixtures are spent. A ``BaseException``, like
     ``KeyboardInterrupt``, so that Hypothesis stops at once instead of shrinking it."""
 
 
@@ -83,9 +85,21 @@ class Evaluator:
     order: list = field(default_factory=list)        # candidates in the order first evaluated
     trace: list = field(default_factory=list)        # (seconds since start, slack) of counted ones
     deadline: float = math.inf                       # new evaluations past it raise BudgetSpent
+    limit: float = math.inf                          # ... and so do new ones once len(order) reaches it
     started: float = field(default_factory=time.monotonic)
     first_error: str = ""
     on_evaluate: Callable[[Candidate, Outcome], None] | None = None
+
+    @contextmanager
+    def bounded(self, deadline: float = math.inf, fixtures: float = math.inf) -> Iterator[Evaluator]:
+        """Within the block, new evaluations stop (BudgetSpent) at ``deadline`` or after ``fixtures``
+        more of them, whichever comes first; the bounds of the enclosing phase come back after it."""
+        saved = self.deadline, self.limit
+        self.deadline, self.limit = deadline, len(self.order) + fixtures
+        try:
+            yield self
+        finally:
+            self.deadline, self.limit = saved
 
     def known(self, cand: Candidate) -> Outcome | None:
         return self.memo.get(self.domain.key(cand))
@@ -96,7 +110,7 @@ class Evaluator:
         if out is not None:
             return out
         now = time.monotonic()
-        if now >= self.deadline:
+        if now >= self.deadline or len(self.order) >= self.limit:
             raise BudgetSpent()
         # A check cut by the phase's deadline is not a timeout of the claim: the budget ran out.
         cut = self.deadline - now < self.timeout_s

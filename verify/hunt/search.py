@@ -1,6 +1,7 @@
 """The search: Hypothesis generates, targets and shrinks; SciPy descends the slack where it is smooth.
 
-One claim's hunt runs in rounds until its budget is spent or a counterexample is confirmed:
+One claim's hunt runs in rounds until its budget (seconds, fixtures, or both) is spent or a
+counterexample is confirmed:
 
 1. **Hypothesis** draws candidates from the claim's arms (:mod:`verify.hunt.domain`), rejects those
    whose hypotheses fail (``reject()``), and calls ``target(-slack)`` on the others (and
@@ -64,13 +65,15 @@ class Found:
 
 
 def hypothesis_round(ev: Evaluator, domain: Domain, *, max_examples: int, seed: int, deadline: float,
-                     shrink_deadline_after: float) -> Found | None:
-    """One Hypothesis run: generate and target until ``max_examples`` or ``deadline``; on a certified
-    refutation, shrink it for at most ``shrink_deadline_after`` seconds."""
+                     shrink_deadline_after: float, fixtures: float = math.inf,
+                     shrink_fixtures: float = math.inf) -> Found | None:
+    """One Hypothesis run: generate and target until ``max_examples``, ``deadline`` or ``fixtures``
+    new evaluations; on a certified refutation, shrink it for at most ``shrink_deadline_after`` seconds
+    and ``shrink_fixtures`` new evaluations."""
     from hypothesis import HealthCheck, Phase, Verbosity, given, reject, settings, target
     from hypothesis import seed as hypothesis_seed
 
-    state: dict = {"found": None, "shrink_until": None, "refuting": []}
+    state: dict = {"found": None, "shrink_until": None, "shrink_limit": None, "refuting": []}
     strategy = candidates(domain)
 
     @settings(max_examples=max(1, int(max_examples)), deadline=None, database=None,
@@ -83,22 +86,24 @@ def hypothesis_round(ev: Evaluator, domain: Domain, *, max_examples: int, seed: 
         out = ev.known(cand)
         if out is None:
             if state["found"] is not None:
-                # Shrinking: past its own deadline, points not yet evaluated are skipped.
-                if time.monotonic() >= state["shrink_until"]:
+                # Shrinking: past its own budget, points not yet evaluated are skipped.
+                if time.monotonic() >= state["shrink_until"] or len(ev.order) >= state["shrink_limit"]:
                     reject()
-                saved, ev.deadline = ev.deadline, state["shrink_until"]
+                saved = ev.deadline, ev.limit
+                ev.deadline, ev.limit = state["shrink_until"], state["shrink_limit"]
                 try:
                     out = ev.evaluate(cand)
                 except BudgetSpent:
                     reject()
                 finally:
-                    ev.deadline = saved
+                    ev.deadline, ev.limit = saved
             else:
                 out = ev.evaluate(cand)  # raises BudgetSpent past the round's deadline
         if out.status == REFUTED:
             if state["found"] is None:
                 state["found"] = (cand, time.monotonic() - ev.started, len(ev.order))
                 state["shrink_until"] = time.monotonic() + shrink_deadline_after
+                state["shrink_limit"] = len(ev.order) + shrink_fixtures
             state["refuting"].append(cand)
             raise _Refutation(cand)
         if not out.counted:
@@ -108,22 +113,19 @@ def hypothesis_round(ev: Evaluator, domain: Domain, *, max_examples: int, seed: 
         if out.room is not None:
             target(_score(-out.room), label="closeness to the hypotheses' boundary")
 
-    saved = ev.deadline
-    ev.deadline = deadline
     shrunk = None
-    try:
-        hunt_test()
-    except _Refutation as exc:
-        shrunk = exc.candidate  # Hypothesis's final replay: the smallest refutation
-    except BudgetSpent:
-        pass
-    except Exception as exc:
-        # Unsatisfiable (every fixture broke a hypothesis) and Hypothesis's other verdicts on the run
-        # end the round; a refutation seen before them is kept (below).
-        if not type(exc).__module__.startswith("hypothesis"):
-            raise
-    finally:
-        ev.deadline = saved
+    with ev.bounded(deadline, fixtures):
+        try:
+            hunt_test()
+        except _Refutation as exc:
+            shrunk = exc.candidate  # Hypothesis's final replay: the smallest refutation
+        except BudgetSpent:
+            pass
+        except Exception as exc:
+            # Unsatisfiable (every fixture broke a hypothesis) and Hypothesis's other verdicts on the run
+            # end the round; a refutation seen before them is kept (below).
+            if not type(exc).__module__.startswith("hypothesis"):
+                raise
     if state["found"] is None:
         return None
     first, t_first, n_first = state["found"]
@@ -172,13 +174,18 @@ def _score(x: float) -> float:
 # SciPy
 
 
-def optimise(ev: Evaluator, domain: Domain, starts: list[Candidate], deadline: float) -> Found | None:
-    """Bounded Nelder–Mead on the real parameters from each start (see module docstring). Fixtures
-    that break a hypothesis or are not certified are walls (a large value), not minima."""
+def optimise(ev: Evaluator, domain: Domain, starts: list[Candidate], deadline: float,
+             fixtures: float = math.inf) -> Found | None:
+    """Bounded Nelder–Mead on the real parameters from each start (see module docstring), until
+    ``deadline`` or ``fixtures`` new evaluations. Fixtures that break a hypothesis or are not certified
+    are walls (a large value), not minima."""
+    with ev.bounded(deadline, fixtures):
+        return _optimise(ev, domain, starts, deadline)
+
+
+def _optimise(ev: Evaluator, domain: Domain, starts: list[Candidate], deadline: float) -> Found | None:
     from scipy.optimize import minimize
 
-    saved = ev.deadline
-    ev.deadline = deadline
     try:
         for start in starts:
             names = domain.real_names(start)
@@ -209,8 +216,6 @@ def optimise(ev: Evaluator, domain: Domain, starts: list[Candidate], deadline: f
                 return Found(exc.candidate, exc.candidate, "scipy", t, len(ev.order), 0, (exc.candidate,))
     except BudgetSpent:
         return None
-    finally:
-        ev.deadline = saved
     return None
 
 
@@ -236,12 +241,17 @@ def optimiser_starts(ev: Evaluator, domain: Domain, k: int = 3) -> list[Candidat
 # Simplification
 
 
-def simplify(ev: Evaluator, domain: Domain, cand: Candidate, deadline: float) -> tuple[Candidate, int]:
+def simplify(ev: Evaluator, domain: Domain, cand: Candidate, deadline: float,
+             fixtures: float = math.inf) -> tuple[Candidate, int]:
     """Make a refuting candidate simpler while it still refutes: earlier choices, smaller integers,
-    rounder reals (1 to 6 significant digits), then a small seed. Returns it and the steps kept."""
+    rounder reals (1 to 6 significant digits), then a small seed, until ``deadline`` or ``fixtures``
+    new evaluations. Returns it and the steps kept."""
+    with ev.bounded(deadline, fixtures):
+        return _simplify(ev, domain, cand, deadline)
+
+
+def _simplify(ev: Evaluator, domain: Domain, cand: Candidate, deadline: float) -> tuple[Candidate, int]:
     steps = 0
-    saved = ev.deadline
-    ev.deadline = deadline
 
     def refutes(c: Candidate) -> bool:
         return ev.evaluate(c).status == REFUTED
@@ -265,8 +275,6 @@ def simplify(ev: Evaluator, domain: Domain, cand: Candidate, deadline: float) ->
                         break
     except BudgetSpent:
         pass
-    finally:
-        ev.deadline = saved
     return cand, steps
 
 
@@ -305,7 +313,7 @@ def significant_digits(x: float) -> int:
 def round_size(seconds: float, seconds_per_evaluation: float) -> int:
     """How many examples a Hypothesis round of ``seconds`` gets: what the time allows, so that its
     target phase (half-way through a small round) runs before the round's deadline."""
-    n = int(seconds / max(seconds_per_evaluation, 1e-4))
+    n = seconds / max(seconds_per_evaluation, 1e-4)  # unbounded (no deadline): the cap
     return int(min(max(n, 10), 20000))
 
 

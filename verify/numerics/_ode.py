@@ -617,7 +617,9 @@ def integrate_regions(theta0, t_end, t_eval, rtol, atol, log_time, max_events, m
     open_idx = np.full((m, R), -1, dtype=np.int64)
     has_kink = alpha < 1.0
     t = 0.0
-    n_out, n_ev, n_sl, nrhs = 0, 0, 0, 0
+    # counters passed to compiled callees start as int64, not as the literal 0: numba would otherwise compile
+    # region_segment and close_sliding_pair once more for the literal (cold: region_segment twice)
+    n_out, n_ev, n_sl, nrhs = 0, np.int64(0), 0, np.int64(0)
     stuck_t, have_stuck, stuck = 0.0, False, 0
     status = FINISHED
     K_eval = t_eval.shape[0]
@@ -637,7 +639,7 @@ def integrate_regions(theta0, t_end, t_eval, rtol, atol, log_time, max_events, m
             region0 = build_region(T, Cm, rep, sigma, alpha, h_plus, h_minus, np.zeros((m, R)))
             lam0 = np.empty(max(region0[8].shape[0], 1))
             parts(theta, model, region0, dV, dr, lam0)
-            pick, best, lam_pick = -1, 0.0, 0.0
+            pick, best, lam_pick = np.int64(-1), 0.0, 0.0
             for p_ in range(region0[8].shape[0]):
                 v = lam0[p_] if not (1.0 - lam0[p_] < lam0[p_]) else 1.0 - lam0[p_]
                 if v <= 0.0 and (pick < 0 or v < best):
@@ -803,7 +805,7 @@ def integrate_regions(theta0, t_end, t_eval, rtol, atol, log_time, max_events, m
                 T[kk, rr] = side
         else:
             parts(theta, model, region, dV, dr, lam)
-            best, pick, lam_pick = 0.0, 0, 0.0
+            best, pick, lam_pick = 0.0, np.int64(0), 0.0
             for p in range(region[8].shape[0]):
                 v = lam[p] if not (1.0 - lam[p] < lam[p]) else 1.0 - lam[p]
                 if p == 0 or v < best:
