@@ -282,9 +282,6 @@ NOT_CHECKABLE: dict[str, str] = {
              "E24); a run with chosen values would test those choices, not the table. The qualitative statement, GD "
              "from small initialisation converging to the max-margin linear classifier, is what lyu2021.exp.fig1, "
              "exp.fig2 and thm4.3 check on data whose settings the paper gives.",
-    "asmA.9": "assumption (mirrored A.5, printed with a_k <= 0; by label-flip symmetry the natural mirror restricts to "
-              "a_k >= 0, §5 E17): not used as a predicate; thmA.10 is checked on label-flipped hinted data where the "
-              "mirrored condition is A.5 of the original data.",
 }
 
 
