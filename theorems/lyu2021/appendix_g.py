@@ -167,6 +167,7 @@ CONE_QUARTER = "grad G = mu+/4 on int C (the factor off by two the other way)"
                  negative(principal, mutation=CONE_QUARTER)],
        erratum=erratum(
            kind="wrong constant or typo", location="App. G.2 (full text l. 7077) and G.3.2 (l. 7521, eq. (64))",
+           independence="exact arithmetic",
            printed=r"w in int(C) => d G(w) = {mu+} and w in -int(C) => d G(w) = {mu-} ... G(w) = <w, mu+> for w in "
                    r"C_{delta/3} and G(w) = <w, mu-> for w in -C_{delta/3} ... The largest eigenvalues for M+ and M- are "
                    r"lambda0+ := ||mu+||_2 and lambda0- := ||mu-||_2",
@@ -275,7 +276,8 @@ ENTRY_AT_ZERO = "entry by time 0"
                  adv(g3_start, alpha=0.9, label="alpha -> 1"),
                  negative(g3_start, start="random", mutation=ENTRY_AT_ZERO)],
        erratum=erratum(
-           kind="false statement", location="Lemma G.3, App. G.3 (full text l. 7082); the same slip in Lemma G.4, "
+           kind="false statement", independence="closed form",
+           location="Lemma G.3, App. G.3 (full text l. 7082); the same slip in Lemma G.4, "
                                             "conditions 2-3",
            printed=r"suppose w(0) != lam mu-, for all lam >= 0, and dw/dt in ||w||_2 d G(w) (61); then w(T0) in "
                    r"C_{delta/2} for some T0 > 0",
@@ -369,6 +371,7 @@ g4_conditions = hypothesis("Lemma G.4 conditions 1-3 (printed or amended rays)",
                  negative(g4_start, mutation="||w_k(T0)|| ~ sigma^2")],
        erratum=erratum(
            kind="false statement", location="Lemma G.4, App. G.3 (full text l. 7096), conditions 2 and 3",
+           root="lyu2021.lemG.3", independence="closed form",
            printed=r"2. If abar_k > 0, then wbar_k != lam mu- for any lam > 0; 3. If abar_k < 0, then wbar_k != -lam mu+ "
                    r"for any lam > 0; then there exist T0, sigma_max > 0 such that ... w_k(T0) in C_{delta/3} if abar_k > "
                    r"0, -C_{delta/3} if abar_k < 0",

@@ -265,6 +265,7 @@ def h3_residual(W, a, X, y, wp, wm, divide_by_abs=True, same_sign_only=True):
                  negative(sym_fig1left, alpha=0.0), negative(os_cones, mutation=ALL_NEURONS_SUM)],
        erratum=erratum(
            kind="wrong constant or typo", location="Lemma H.3 and eq. (69), App. H (full text l. 9000-9040)",
+           independence="closed form",
            printed=r"for a_k != 0: |a_k| = ||w_k|| and (sum_{j: a_j a_k > 0} a_j^2) w_k / a_k is the unique minimiser of "
                    r"min (1/2)||w||^2 s.t. <w, x_i> >= 1 for y_i = sgn(a_k)",
            reading="as printed; its proof derives w_k / |a_k| = sum_{y_i = sgn(a_k)} lam_i x_i, so for a_k < 0 the printed "

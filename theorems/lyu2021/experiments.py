@@ -163,6 +163,7 @@ EVERY_INIT = "every initialisation converges (no probability)"
                           mutation=EVERY_INIT, label="hunted init (seed 739): every initialisation converges")],
        erratum=erratum(
            kind="experiment not reproduced", location="App. I.1.2-I.1.3 and Figure 2 (middle), full text l. 9220-9255",
+           independence="same-method confirmation",
            printed="In the middle subplot ... The data is distributed on (A_eps, 1) and (A_eps, -1) with label 1 and on "
                    "(-A_eps', 0) with label -1 ... we need to make c smaller than eps and eps/eps' << alpha ... take more data "
                    "points from the positive class, and then gradient flow will converge to the one-neuron max-margin "

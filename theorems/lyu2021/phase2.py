@@ -82,7 +82,11 @@ def scales(lam: float, t_first: float, nM0: float, m: int, sigma_factors) -> tup
            summary="with the printed lambda0 the flow from r theta^ has grown only to ~ sqrt(r) at T2(r) + t: theta~ = 0, "
                    "and item 1's closeness to e^{lambda0 t} theta^ fails",
            second_method="the fitted exponent of ||phi(r theta^, T2(r) + t0)||_M in r: 0.5 with the printed lambda0, 0 "
-                         "with the corrected one; the proof itself says lambda0 = max |G|")),
+                         "with the corrected one; the proof itself says lambda0 = max |G|",
+           kind="imprecision",
+           reading_extra=" Lemma E.8's own proof fixes lambda0 as 'the maximum value of |G(w)| on S^{d-1}', i.e. the "
+                         "corrected value: the printed form is an imprecision inherited from the root (the symbol "
+                         "lambda0 read through Sec. 5.1's definition), not a separate false statement.")),
        judged_by="conditioned on a good bbar; t0 from (14) for theta^ (width 2); 6 times t in [t0 - 2/lambda0, t0]; "
                  "(1) existence: the fitted exponent of ||phi(r theta^, T2(r) + t0)||_M in r (3 values a decade apart, small "
                  "enough that T2(r) + t >= 1/lambda0) is 0 +- 0.1 "

@@ -173,6 +173,7 @@ MU_FACTOR_EIGHT = "mu~ = ((1+alpha)/8) mu (the factor off by two the other way)"
                  negative(sym_broken), negative(sym_gauss, mutation=MU_FACTOR_EIGHT)],
        erratum=erratum(
            kind="wrong constant or typo", location="Sec. 5.1, display after eq. (3), p. 6 (full text l. 570-590)",
+           independence="exact arithmetic",
            printed=r"G(w) = (1/(2n)) sum_{i in [n/2]} (1 + alpha) w^T x_i = <w, mu~>, where mu~ := ((1+alpha)/2) mu = "
                    r"((1+alpha)/(2n)) sum_{i in [n]} y_i x_i ... lambda0 := ||mu~||_2 ... are the unique top eigenvalue "
                    r"and eigenvector of M_mu~",
@@ -409,7 +410,7 @@ _f55 = [random(init55), random(init55, d=5, n_half=10, alpha=0.25, scale=1.0), a
            summary="the printed limit (1/4)(w*, -w*, 1, -1) has norm 1/2; the unit limit is (1/2)(w*, -w*, 1, -1)",
            amended=r"For $m = 2$, if initially $a_1 = \|w_1\|$, $a_2 = -\|w_2\|$, $\langle w_1, w^*\rangle > 0$, "
                    r"$\langle w_2, w^*\rangle < 0$, then $\theta(t)$ directionally converges to $\frac12(w^*, -w^*, 1, -1)$.",
-           difference="limit (1/2)(w*, -w*, 1, -1) instead of (1/4)(.)"),
+           difference="limit (1/2)(w*, -w*, 1, -1) instead of (1/4)(.)", independence="closed form"),
        judged_by="the stated limit direction must be a unit vector (closed form); GD then normalised GD to margin "
                  "horizons (standard/thorough: fixed step 2.5e-3, horizons 250..1e24, trend judged on the late window "
                  "{1e15, 1e18, 1e21, 1e24}, moved by x1e3 horizons, at most 4, while the distance is above the tolerance and "
