@@ -282,7 +282,11 @@ MAXIMISER_ONE_SIDED = "every global maximiser computes (1/2)phi(<w*, x>) (one-si
                  adv(sym_gauss, d=2, gap=1e-3, alpha=0.999, label="alpha -> 1, margin near 0"),
                  adv(sym_gauss, d=2, alpha=0.01, label="alpha -> 0"),
                  adv(sym_collinear, d=2, label="nearly collinear data"), adv(sym_n2, label="n = 2 (one pair)"),
-                 negative(gen_allpos_sv), negative(sym_gauss, d=2, mutation="constant (1+alpha)/2"),
+                 negative(gen_allpos_sv),
+                 # non-symmetric data (Asm 4.1 broken): the dual certificate itself must see a global maximiser off the
+                 # linear blocks (its sin-angle quantifier fails), not only the margin constant
+                 negative(gen_gauss, d=2, n=12, label="non-symmetric Gaussian data (the certificate's probe)"),
+                 negative(sym_gauss, d=2, mutation="constant (1+alpha)/2"),
                  negative(sym_gauss, d=2, n_half=8, mutation=MAXIMISER_ONE_SIDED)],
        judged_by="d = 2, exact over every width m >= 2: the cell SOCP of the global max margin (CLARABEL) with its dual; "
                  "primal feasibility, dual feasibility (<= 1e-6) and the duality gap (<= 1e-7) recomputed from the returned "
