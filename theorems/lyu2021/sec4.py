@@ -28,6 +28,7 @@ from verify import (
     real,
 )
 from verify import adversarial as adv
+from verify.judgements import extrapolate_limit
 from verify.numerics.margin import two_layer_kkt_residual
 from verify.numerics.nets import activation, forward, log_loss, margins, normalized_margin, parameter_norm_sq
 
@@ -90,7 +91,11 @@ GLOBAL_MAX = "the limit is a global-max-margin direction (not only KKT)"
 
 
 @claim("lyu2021.thm3.1", **cat.item("thm3.1"), hypotheses=[small_loss],
-       fixtures=[random(start_family, base="gen"), random(start_family, base="sym", m=2),
+       # r_KKT -> 0 is judged by its fitted limit; a generic start may not be asymptotic at any horizon the flow reaches
+       # here (quick task 0.0, gen.gauss m = 4: r_KKT = 0.040, 0.0315, 0.0258, 0.0217, 0.0186 over Q = 100..25600, local
+       # log-log slopes -0.17 .. -0.11 still drifting, fitted limit 0.008 +- 0.0035; Q = 102400: 0.0160, slope -0.107, at
+       # 3.4x the cost per x4 horizon), so that fixture may end inconclusive; the sym one decides (limit 2e-7 +- 2e-5)
+       fixtures=[random(start_family, base="gen", expect={"pass", "inconclusive"}), random(start_family, base="sym", m=2),
                  adv(start_family, base="sym"), adv(start_family, base="gen", m=8),
                  adv(start_family, base="gen", m=1, label="width m = 1"),
                  adv(start_family, base="collinear", alpha=0.9, label="nearly collinear data, alpha = 0.9"),
@@ -100,8 +105,12 @@ GLOBAL_MAX = "the limit is a global-max-margin direction (not only KKT)"
                  negative(start_family, base="sym", start="same_sign", mutation=GLOBAL_MAX)],
        judged_by="accurate gradient flow (integrate_flow, Filippov sliding, margin-shifted log-time segments) to margin "
                  "horizons Q: loss and norm monotone across horizons; KKT residual of Def B.8 (LP, recomputed, points "
-                 "within 5% of q_min active) judged by judge_trend with tolerance 5e-2 (with four horizons, the first, Q = 100, "
-                 "is a declared transient: recorded, not judged); the integrator's error estimate "
+                 "within 5% of q_min active) judged by judge_trend with tolerance 5e-2 over Q in {100, ..., 25600} (the "
+                 "first, Q = 100, a declared transient: recorded, not judged), and r_KKT -> 0 itself: the fitted limit "
+                 "(Aitken on the last three judged horizons, its uncertainty the change from the previous three) must be "
+                 "0 within twice its uncertainty or below tol/10 to pass; a fitted limit above that while the residual "
+                 "still shrinks is inconclusive (not yet asymptotic), at the quick profile always (a short horizon never "
+                 "refutes a limit); the integrator's error estimate "
                  "(rtol/10 rerun) is a validity entry (<= 1e-6). Extremes: width m = 1, nearly collinear data with "
                  "alpha = 0.9, L(theta0) just below the threshold ln2/n. Powered control: the common overclaim 'the limit "
                  "is a global-max-margin direction', judged as the margin gap to (1+alpha)/4 gamma_lin (Thm 4.2) from a "
@@ -118,7 +127,9 @@ def thm3_1(fx):
     if not holds(small_loss, fx):
         ev.note("hypothesis unmet: not run")
         return ev
-    H = [100, 400, 1600] if fx.profile == "quick" else [100, 400, 1600, 6400]
+    # five horizons in every profile (cheap: the flow's time is logarithmic in the margin): after the declared
+    # transient, four judged points give the fitted limit and its uncertainty
+    H = [100, 400, 1600, 6400, 25600]
     run = flow_margin_horizons(fx["W0"], fx["a0"], X, y, al, H)
     Ws, As = run.W, run.a
     ll = np.array([float(log_loss(margins(Ws[j], As[j], X, y, al))) for j in range(len(H))])
@@ -139,8 +150,7 @@ def thm3_1(fx):
                   for j in range(len(H))])
     # with four horizons the first (Q = 100, the start of the late phase) is a declared transient: the residual may
     # rise there before it falls (measured 0.20 -> 0.31 -> 0.29 -> 0.001 on a thorough fixture)
-    probe = judge_trend("KKT residual r_KKT", H, r, 5e-2, scale_label="margin horizon",
-                        transient=1 if len(H) >= 4 else 0, plot=False)
+    probe = judge_trend("KKT residual r_KKT", H, r, 5e-2, scale_label="margin horizon", transient=1, plot=False)
     why = probe.inconclusive_reason or ""
     if fx.profile != "quick" and "still shrinking" in why and r[-1] <= 2 * 5e-2:
         # still shrinking just above the tolerance: one more horizon (x4) from the last snapshot decides it
@@ -150,11 +160,37 @@ def thm3_1(fx):
         r = np.append(r, two_layer_kkt_residual(ext.W[0], ext.a[0], X, y, alpha=al, tau_act=0.05,
                                                 tau_kink=1e-6).r_kkt)
         ev.record(extended_horizon=H[-1])
-    judge_trend("KKT residual r_KKT", H, r, 5e-2, evidence=ev, scale_label="margin horizon",
-                transient=1 if len(H) >= 4 else 0)
+    judge_trend("KKT residual r_KKT", H, r, 5e-2, evidence=ev, scale_label="margin horizon", transient=1)
+    _kkt_limit_zero(fx, H, r, 5e-2, ev)
     ev.record(log_loss=ll, norm=nrm, gamma=gam, q_min_at_snapshots=run.q, sliding_episodes=run.sliding,
               segments=run.segments)
     return ev
+
+
+def _kkt_limit_zero(fx, H, r, tol, ev) -> None:
+    """Thm 3.1 says r_KKT -> 0, not 'r_KKT below a tolerance': a residual that passes judge_trend must also have a
+    fitted limit of 0 within its uncertainty (twice the change of the Aitken limit from the previous triple; or a
+    limit below tol/10, the LP residual's resolution here). A positive fitted limit is a plateau candidate: while the
+    tail still shrinks (log-log slope < -0.05), or at the quick profile's horizons, it is not yet asymptotic
+    (inconclusive); outside quick, a flattened tail with a positive limit refutes."""
+    if ev.inconclusive_reason is not None or ev.holds is False:
+        return
+    e, s = np.asarray(r[1:], float), np.asarray(H[1:], float)
+    lim, prev = extrapolate_limit(s, e), extrapolate_limit(s[:-1], e[:-1])
+    spread = abs(lim - prev) if lim is not None and prev is not None else None
+    slope = float(np.polyfit(np.log(s[-3:]), np.log(np.maximum(e[-3:], 1e-300)), 1)[0])
+    ev.record(kkt_fitted_limit=lim, kkt_fitted_limit_spread=spread, kkt_tail_slope=slope)
+    if lim is not None and (lim <= tol / 10 or (spread is not None and lim <= 2 * spread)):
+        ev.true("r_KKT -> 0: fitted limit 0 within its uncertainty", True,
+                detail=f"limit {lim:.3g} +- {spread if spread is not None else float('nan'):.2g}")
+        return
+    why = (f"fitted limit {lim:.3g} +- {spread if spread is not None else float('nan'):.2g}" if lim is not None
+           else "no convergent trend to extrapolate")
+    if fx.profile == "quick" or slope < -0.05 or lim is None:
+        ev.inconclusive(f"KKT residual: not yet asymptotic ({why}, tail slope {slope:.3f}): r_KKT -> 0 undecided at "
+                        f"Q = {H[-1]:g}")
+        return
+    ev.true("r_KKT -> 0: fitted limit 0 within its uncertainty", False, detail=f"{why}, tail slope {slope:.3f}")
 
 
 # ---------------------------------------------------------------------------------------------
