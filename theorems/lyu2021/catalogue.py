@@ -276,12 +276,6 @@ NOT_CHECKABLE: dict[str, str] = {
     "asmA.5": "assumption: implemented as the hypothesis predicate 'Asm A.5 (via the all-negative oracle of Lemma G.10, "
               "d = 2)' (exact SOCP; its identity with the minimax is checked by lemG.10).",
     "asmA.8": "assumption: implemented as the hypothesis predicate 'Asm A.8' (||mu-|| - ||mu+||), used by thmA.10.",
-    "exp.J": "the reported numbers depend on settings App. J leaves unstated: how far the points are translated from "
-             "the separator, the leaky slope alpha (the caption says ReLU, the text leaky ReLU), the learning-rate "
-             "schedule after interpolation and the number of steps, and the SVM's C and bias handling (spec §4.4, "
-             "E24); a run with chosen values would test those choices, not the table. The qualitative statement, GD "
-             "from small initialisation converging to the max-margin linear classifier, is what lyu2021.exp.fig1, "
-             "exp.fig2 and thm4.3 check on data whose settings the paper gives.",
 }
 
 
