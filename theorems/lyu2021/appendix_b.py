@@ -69,7 +69,7 @@ def grad_Ltilde(W, a, X, y, alpha):
 # B.1 Gronwall
 
 
-@claim("lyu2021.lemB.1", **cat.fidelity("lemB.1"), **cat.item("lemB.1"),
+@claim("lyu2021.lemB.1", **cat.declared("lemB.1"), **cat.item("lemB.1"),
        fixtures=[random(sym_gauss), adv(sym_gauss, d=2), negative(sym_gauss, mutation="(12) with non-monotone alpha")],
        judged_by="on a grid of 4001 points: u = alpha + int beta u - s with s >= 0 solved by trapezoid recursion; "
                  "(11) and (12) checked with tolerance 1e-6 relative (quadrature error)")
@@ -131,7 +131,7 @@ def _fd_gradient(W, a, x, al, bias=0.0):
     return g
 
 
-@claim("lyu2021.thmB.2", **cat.fidelity("thmB.2"), **cat.item("thmB.2"),
+@claim("lyu2021.thmB.2", **cat.declared("thmB.2"), **cat.item("thmB.2"),
        fixtures=[random(sym_gauss), random(gen_gauss, d=5), adv(sym_fig1left),
                  negative(gen_gauss, mutation="bias inside phi (non-homogeneous model)")],
        judged_by="Clarke extreme sets of f_theta(x) (L = 2) and of G (L = 1) at c theta vs theta, c in [1e-3, 1e3], at "
@@ -179,7 +179,7 @@ def thmB_2(fx):
     return ev
 
 
-@claim("lyu2021.thmB.3", **cat.fidelity("thmB.3"), **cat.item("thmB.3"),
+@claim("lyu2021.thmB.3", **cat.declared("thmB.3"), **cat.item("thmB.3"),
        fixtures=[random(sym_gauss), random(gen_gauss, d=5), adv(sym_fig1left), negative(gen_gauss, mutation="degree L = 1")],
        judged_by="<g, theta> = L f(theta) for every extreme Clarke element of f_theta(x) (L = 2, also on constructed "
                  "kinks), of G (L = 1), and per neuron <w_k, df/dw_k> = a_k df/da_k; relative tolerance 1e-12")
@@ -237,7 +237,7 @@ def max_abs_G_2d(X, y, alpha):
     return best, arg
 
 
-@claim("lyu2021.lemB.4", **cat.fidelity("lemB.4"), **cat.item("lemB.4"),
+@claim("lyu2021.lemB.4", **cat.declared("lemB.4"), **cat.item("lemB.4"),
        fixtures=[random(sym_gauss), random(gen_gauss, d=2), adv(sym_gauss, alpha=0.01, label="alpha -> 0"),
                  adv(sym_collinear, alpha=0.99, label="nearly collinear data, alpha -> 1"),
                  negative(sym_gauss, mutation="evaluate at a random point")],
@@ -273,7 +273,7 @@ def lemB_4(fx):
     return ev
 
 
-@claim("lyu2021.lemB.5", **cat.fidelity("lemB.5"), **cat.item("lemB.5"),
+@claim("lyu2021.lemB.5", **cat.declared("lemB.5"), **cat.item("lemB.5"),
        fixtures=[random(sym_gauss), random(sym_gauss, d=5, n_half=10), random(gen_gauss, d=2), adv(hinted),
                  negative(sym_gauss, mutation="paper-literal lambda0 = ((1+alpha)/2)||mu||")],
        judged_by="symmetric data: max|G| = ((1+alpha)/4)||mu|| at mubar (sampled max over 1e5 directions never exceeds it, "
@@ -329,7 +329,7 @@ def kkt_points(fx):
     return pts
 
 
-@claim("lyu2021.lemB.9", **cat.fidelity("lemB.9"), **cat.item("lemB.9"),
+@claim("lyu2021.lemB.9", **cat.declared("lemB.9"), **cat.item("lemB.9"),
        fixtures=[random(sym_gauss), random(gen_gauss), adv(sym_fig1left), adv(hinted),
                  negative(sym_gauss, mutation="rebalanced point a_k -> 2 a_k, w_k -> w_k/2 (same function)")],
        judged_by="each known KKT point is certified by the LP of Def B.8 (residual <= 1e-9, recomputed) and balanced "
@@ -354,7 +354,7 @@ def lemB_9(fx):
 # B.10 - B.14 bounds between L and its linearisation
 
 
-@claim("lyu2021.lemB.10", **cat.fidelity("lemB.10"), **cat.item("lemB.10"), hypotheses=[unit_data],
+@claim("lyu2021.lemB.10", **cat.declared("lemB.10"), **cat.item("lemB.10"), hypotheses=[unit_data],
        fixtures=[random(sym_gauss), random(gen_gauss, d=5), adv(gen_gauss, d=2),
                  negative(sym_gauss, mutation="probe x with ||x|| = 2 at the tight configuration")],
        judged_by="2000 random (theta, theta~, x) with ||x|| <= 1 (m in 1..8, scales 1e-3..3) plus the tight configuration "
@@ -416,7 +416,7 @@ def _b11_ratios(fx, power_extra=0):
 _b11_fx = [random(sym_gauss), random(gen_gauss, d=5), adv(hinted), negative(sym_gauss, mutation="one more power of ||theta||_M")]
 
 
-@claim("lyu2021.lemB.11", **cat.fidelity("lemB.11"), **cat.item("lemB.11"), hypotheses=[unit_data], fixtures=_b11_fx,
+@claim("lyu2021.lemB.11", **cat.declared("lemB.11"), **cat.item("lemB.11"), hypotheses=[unit_data], fixtures=_b11_fx,
        judged_by="300 random theta (||theta||_M in [1e-3, 3], a third on kinks): every extreme Clarke element of L minus "
                  "grad L~, per block, divided by the bound; must be <= 1 (ratio recorded). Loose by design: the printed constant m "
                  "ignores |l''| <= 1/4 and the sum over points, and the largest ratio found is about 1/43")
@@ -428,7 +428,7 @@ def lemB_11(fx):
     return ev
 
 
-@claim("lyu2021.lemB.12", **cat.fidelity("lemB.12"), **cat.item("lemB.12"), hypotheses=[unit_data], fixtures=_b11_fx,
+@claim("lyu2021.lemB.12", **cat.declared("lemB.12"), **cat.item("lemB.12"), hypotheses=[unit_data], fixtures=_b11_fx,
        judged_by="as lemB.11, the M-norm of the whole difference divided by m||theta||_M^3")
 def lemB_12(fx):
     ev = Evidence()
@@ -437,7 +437,7 @@ def lemB_12(fx):
     return ev
 
 
-@claim("lyu2021.corB.13", **cat.fidelity("corB.13"), **cat.item("corB.13"), hypotheses=[unit_data], fixtures=_b11_fx,
+@claim("lyu2021.corB.13", **cat.declared("corB.13"), **cat.item("corB.13"), hypotheses=[unit_data], fixtures=_b11_fx,
        judged_by="as lemB.12 at points on kinks where L~ is C^1 (the kinked neuron has a_k = 0)")
 def corB_13(fx):
     ev = Evidence()
@@ -446,7 +446,7 @@ def corB_13(fx):
     return ev
 
 
-@claim("lyu2021.lemB.14", **cat.fidelity("lemB.14"), **cat.item("lemB.14"), hypotheses=[unit_data],
+@claim("lyu2021.lemB.14", **cat.declared("lemB.14"), **cat.item("lemB.14"), hypotheses=[unit_data],
        fixtures=[random(sym_gauss), random(gen_gauss, d=5), adv(sym_gauss, alpha=0.01, label="alpha -> 0"),
                  adv(sym_collinear, alpha=0.99, label="nearly collinear data, alpha -> 1"),
                  negative(sym_gauss, mutation="||theta||_M = 10 sqrt(eps/(2m))")],
@@ -484,7 +484,7 @@ def lemB_14(fx):
 # B.15 - B.18 flow facts
 
 
-@claim("lyu2021.lemB.15", **cat.fidelity("lemB.15"), **cat.item("lemB.15"),
+@claim("lyu2021.lemB.15", **cat.declared("lemB.15"), **cat.item("lemB.15"),
        fixtures=[random(sym_gauss, m=4), random(sym_gauss, m=2, d=5, alpha=0.2), adv(gen_gauss, m=3),
                  negative(sym_gauss, m=4, mutation="dL/dt = -2||theta'||^2")],
        judged_by="energy identity L(0) - L(T) = int_0^T ||theta'||^2 dt along an accurate flow (DOP853, Simpson on 4001 "
@@ -529,7 +529,7 @@ def lemB_15(fx):
     return ev
 
 
-@claim("lyu2021.lemB.16", **cat.fidelity("lemB.16"), **cat.item("lemB.16"),
+@claim("lyu2021.lemB.16", **cat.declared("lemB.16"), **cat.item("lemB.16"),
        fixtures=[random(sym_gauss, m=4), random(sym_gauss, m=6, d=2), adv(gen_gauss, m=6), adv(sym_fig1left, m=3),
                  negative(sym_gauss, m=4, mutation="weight decay 1e-2 added to the flow")],
        judged_by="pointwise <w_k, -dL/dw_k> = a_k (-dL/da_k) for all extreme Clarke elements (1e-12, also at kinks); "
@@ -583,7 +583,7 @@ def lemB_16(fx):
     return ev
 
 
-@claim("lyu2021.lemB.17", **cat.fidelity("lemB.17"), **cat.item("lemB.17"),
+@claim("lyu2021.lemB.17", **cat.declared("lemB.17"), **cat.item("lemB.17"),
        fixtures=[random(sym_gauss, m=4), random(gen_gauss, m=3), adv(gen_gauss, m=2, alpha=0.01, label="m = 2, alpha -> 0"),
                  adv(sym_collinear, m=8, alpha=0.99, label="m = 8, nearly collinear data, alpha -> 1"),
                  negative(sym_gauss, m=4, mutation="a_k = 0 but w_k != 0")],
@@ -613,7 +613,7 @@ def lemB_17(fx):
     return ev
 
 
-@claim("lyu2021.corB.18", **cat.fidelity("corB.18"), **cat.item("corB.18"),
+@claim("lyu2021.corB.18", **cat.declared("corB.18"), **cat.item("corB.18"),
        fixtures=[random(sym_gauss, m=4), random(sym_gauss, m=5, d=2), adv(gen_gauss, m=5),
                  negative(sym_gauss, m=2, mutation="unbalanced start")],
        judged_by="balanced starts a_k = s_k||w_k||: along the accurate flow (integrate_flow, Filippov sliding) max | a_k - s_k||w_k|| | <= 1e-9 ||theta|| and "
@@ -680,7 +680,7 @@ b19_condition = hypothesis("Thm B.19's neuron condition at theta(0)", _b19_condi
 B19_NO_CONVERGENCE = "L stays >= ln2/n (the neuron condition is not enough)"
 
 
-@claim("lyu2021.thmB.19", **cat.fidelity("thmB.19"), **cat.item("thmB.19"), hypotheses=[separable, b19_condition],
+@claim("lyu2021.thmB.19", **cat.declared("thmB.19"), **cat.item("thmB.19"), hypotheses=[separable, b19_condition],
        fixtures=[random(b19_start, base="sym"), random(b19_start, m=4), adv(b19_start, m=1, alpha=0.05, label="m = 1, alpha -> 0"),
                  negative(b19_start, start="zero", label="theta0 = 0 (no neuron meets the condition)"),
                  negative(b19_start, mutation=B19_NO_CONVERGENCE)],
@@ -751,7 +751,7 @@ def thmB_19(fx):
     return ev
 
 
-@claim("lyu2021.lemB.20", **cat.fidelity("lemB.20"), **cat.item("lemB.20"), hypotheses=[separable],
+@claim("lyu2021.lemB.20", **cat.declared("lemB.20"), **cat.item("lemB.20"), hypotheses=[separable],
        fixtures=[random(gen_gauss), random(sym_gauss, d=4, n_half=10, alpha=0.3), adv(hinted),
                  negative(gen_gauss, mutation="printed proof step max_i(1 - e^{-l_i}) >= 1 - e^{-nL}"),
                  negative(gen_gauss, mutation="w* replaced by a non-separator")],

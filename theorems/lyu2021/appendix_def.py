@@ -53,7 +53,7 @@ def linear_flow(W0, a0, mt, t):
 RATE_HALF = "rate lambda0/2"
 
 
-@claim("lyu2021.lemD.1", **cat.fidelity("lemD.1"), **{**cat.item("lemD.1"), "statement": cat.statement("lemD.1") + (
+@claim("lyu2021.lemD.1", **cat.declared("lemD.1"), **{**cat.item("lemD.1"), "statement": cat.statement("lemD.1") + (
            r" Here $\tilde\theta$ solves $\dot{\tilde w}_k = \tilde a_k\tilde\mu$, $\dot{\tilde a}_k = \langle\tilde w_k, "
            r"\tilde\mu\rangle$ and $\lambda_0 = \|\tilde\mu\|$: the bound holds for every vector $\tilde\mu$, and is checked "
            r"with the printed $\tilde\mu = \frac{1+\alpha}{2}\mu$ and with the corrected $\frac{1+\alpha}{4}\mu$ "
@@ -86,7 +86,7 @@ def lemD_1(fx):
     return ev
 
 
-@claim("lyu2021.lemD.2", **cat.fidelity("lemD.2"), **cat.item("lemD.2"), hypotheses=[symmetric, unit_data],
+@claim("lyu2021.lemD.2", **cat.declared("lemD.2"), **cat.item("lemD.2"), hypotheses=[symmetric, unit_data],
        fixtures=[random(sym_gauss, m=4), random(sym_gauss, m=2, d=5, alpha=0.2), adv(sym_gauss, m=16, label="wide (m = 16)"),
                  adv(sym_gauss, m=1, label="m = 1"), adv(sym_collinear, m=3, alpha=0.95, label="nearly collinear, alpha -> 1"),
                  adv(sym_tinygap, m=2, alpha=0.05, label="margin near 0, alpha -> 0"),
@@ -160,7 +160,7 @@ def lemD_2(fx):
 # Appendix E
 
 
-@claim("lyu2021.lemE.1", **cat.fidelity("lemE.1"), **cat.item("lemE.1"),
+@claim("lyu2021.lemE.1", **cat.declared("lemE.1"), **cat.item("lemE.1"),
        fixtures=[random(sym_gauss, m=4), random(gen_gauss, m=3),
                  adv(sym_collinear, m=3, label="m = 3 (smallest width where pi_b splits a neuron), nearly collinear, "
                                                 "alpha = 0.9"),
@@ -193,7 +193,7 @@ def lemE_1(fx):
     return ev
 
 
-@claim("lyu2021.lemE.2", **cat.fidelity("lemE.2"), **cat.item("lemE.2"),
+@claim("lyu2021.lemE.2", **cat.declared("lemE.2"), **cat.item("lemE.2"),
        fixtures=[random(sym_gauss, m=3), random(gen_gauss, m=4),
                  adv(sym_gauss, m=3, alpha=0.01, label="m = 3 (smallest width where pi_b splits a neuron), alpha -> 0"),
                  adv(sym_collinear, m=5, alpha=0.99, label="m = 5, nearly collinear data, alpha -> 1"),
@@ -237,7 +237,7 @@ def lemE_2(fx):
     return ev
 
 
-@claim("lyu2021.lemE.7", **cat.fidelity("lemE.7"), **cat.item("lemE.7"),
+@claim("lyu2021.lemE.7", **cat.declared("lemE.7"), **cat.item("lemE.7"),
        fixtures=[random(sym_gauss, c_a=1.0), random(sym_gauss, c_a=0.5, d=5), adv(sym_gauss, c_a=2.0),
                  negative(sym_gauss, mutation="probability 1 - 2^-m")],
        judged_by="1e5 draws of thetabar0 ~ D_init(1) per width m in {2, 3, 5, 8}: the frequency of a good bbar must lie in the "
@@ -254,7 +254,7 @@ def lemE_7(fx):
     return ev
 
 
-@claim("lyu2021.lemE.10", **cat.fidelity("lemE.10"), **cat.item("lemE.10"), hypotheses=[unit_data],
+@claim("lyu2021.lemE.10", **cat.declared("lemE.10"), **cat.item("lemE.10"), hypotheses=[unit_data],
        fixtures=[random(sym_gauss, m=4), random(gen_gauss, d=5),
                  adv(sym_collinear, noise=1e-3, alpha=0.99, label="nearly collinear data, alpha -> 1 (near the tight case)"),
                  adv(gen_gauss, alpha=0.01, label="alpha -> 0"),
@@ -289,7 +289,7 @@ def lemE_10(fx):
     return ev
 
 
-@claim("lyu2021.lemE.11", **cat.fidelity("lemE.11"), **cat.item("lemE.11"), hypotheses=[unit_data],
+@claim("lyu2021.lemE.11", **cat.declared("lemE.11"), **cat.item("lemE.11"), hypotheses=[unit_data],
        fixtures=[random(sym_gauss, m=4), random(sym_gauss, m=3, d=5),
                  adv(sym_collinear, m=2, alpha=0.99, label="m = 2, nearly collinear data, alpha -> 1"),
                  adv(sym_gauss, m=2, alpha=0.01, label="m = 2, alpha -> 0"),
@@ -319,7 +319,7 @@ def lemE_11(fx):
 # Appendix F (width 2, symmetric data)
 
 
-@claim("lyu2021.lemF.1", **cat.fidelity("lemF.1"), **cat.item("lemF.1"), hypotheses=[symmetric],
+@claim("lyu2021.lemF.1", **cat.declared("lemF.1"), **cat.item("lemF.1"), hypotheses=[symmetric],
        fixtures=[random(sym_gauss), random(sym_gauss, d=5, alpha=0.2), adv(sym_collinear), negative(sym_broken),
                  negative(sym_gauss, mutation="bound 1.05 instead of 1")],
        judged_by="20000 sampled (u1, u2) = (c1 w* + xi1, c2 w* + xi2), rescaled to feasibility, plus samples with "
@@ -379,7 +379,7 @@ def width2_kkt_search(fx, B, H, eta=1e-2, etas=None):
     return ngd_horizons(W, a, X, y, al, H, eta=eta)
 
 
-@claim("lyu2021.lemF.3", **cat.fidelity("lemF.3"), **cat.item("lemF.3"), hypotheses=[separable, symmetric],
+@claim("lyu2021.lemF.3", **cat.declared("lemF.3"), **cat.item("lemF.3"), hypotheses=[separable, symmetric],
        fixtures=[random(sym_gauss), random(sym_gauss, d=5, alpha=0.25), adv(sym_collinear, alpha=0.8),
                  negative(gen_gauss), negative(sym_gauss, mutation="list with (1/4)(w*, -w*, 1, -1)")],
        judged_by="(i) the three directions are KKT (LP residual <= 1e-9, recomputed); (ii) normalised GD from 8 random "
@@ -452,7 +452,7 @@ def lemF_3(fx):
     return ev
 
 
-@claim("lyu2021.lemF.2", **cat.fidelity("lemF.2"), **cat.item("lemF.2"), hypotheses=[separable, symmetric],
+@claim("lyu2021.lemF.2", **cat.declared("lemF.2"), **cat.item("lemF.2"), hypotheses=[separable, symmetric],
        fixtures=[random(sym_gauss), random(sym_gauss, d=5), adv(sym_gauss, alpha=0.05, label="alpha -> 0"),
                  negative(gen_gauss), negative(sym_gauss, mutation="w1 = w2")],
        judged_by="the exact KKT point (1/2)(w*, -w*, 1, -1) satisfies w1 = -w2, a1 = -a2 = ||w1||; normalised-GD endpoints "
@@ -528,7 +528,7 @@ E_LAMBDA = (r" Here $\lambda := \max\{|G(w)| : w \in S^{d-1}\}$ as App. E.2 defi
             r"here, so the lambda0 slip does not reach this statement).")
 
 
-@claim("lyu2021.thmE.4", **cat.fidelity("thmE.4"), **{**cat.item("thmE.4"), "statement": cat.statement("thmE.4") + E_LAMBDA},
+@claim("lyu2021.thmE.4", **cat.declared("thmE.4"), **{**cat.item("thmE.4"), "statement": cat.statement("thmE.4") + E_LAMBDA},
        hypotheses=[symmetric, unit_data],
        fixtures=[random(sym_gauss, m=3), random(sym_gauss, m=2, d=5), adv(sym_gauss, m=5, alpha=0.9, label="alpha -> 1"),
                  adv(sym_gauss, m=1, alpha=0.05, label="m = 1, alpha -> 0"),
@@ -615,7 +615,7 @@ def _perturbed_runs(fx, kappa=1.0, C=1.0, xi_scale=1.0, r_factor=1.0):
     return dict(ts=ts, lam=lam, p=p, Wh=Wh, ah=ah, Wa=Wa, Aa=Aa, Wb=Wb, Ab=Ab, r=r, C=C, kappa=kappa, m=m, X=X)
 
 
-@claim("lyu2021.lemE.5", **cat.fidelity("lemE.5"), **cat.item("lemE.5"), hypotheses=[symmetric, unit_data],
+@claim("lyu2021.lemE.5", **cat.declared("lemE.5"), **cat.item("lemE.5"), hypotheses=[symmetric, unit_data],
        fixtures=[random(sym_gauss, m=3), random(sym_gauss, m=4, d=5),
                  adv(sym_gauss, m=2, alpha=0.9, label="m = 2 (one active neuron), alpha -> 1"),
                  adv(sym_collinear, m=3, alpha=0.05, label="nearly collinear data, alpha -> 0"),
@@ -649,7 +649,7 @@ def lemE_5(fx):
     return ev
 
 
-@claim("lyu2021.lemE.6", **cat.fidelity("lemE.6"), **cat.item("lemE.6"), hypotheses=[symmetric, unit_data],
+@claim("lyu2021.lemE.6", **cat.declared("lemE.6"), **cat.item("lemE.6"), hypotheses=[symmetric, unit_data],
        fixtures=[random(sym_gauss, m=3), random(sym_gauss, m=4, d=5),
                  adv(sym_gauss, m=2, alpha=0.9, label="m = 2 (one active neuron), alpha -> 1"),
                  adv(sym_collinear, m=3, alpha=0.05, label="nearly collinear data, alpha -> 0"),

@@ -156,7 +156,7 @@ def _exact_cone_ratio(X, y, alpha, w):
 CONE_QUARTER = "grad G = mu+/4 on int C (the factor off by two the other way)"
 
 
-@claim(GRAD_G_CONE_ID, **cat.fidelity("obs.G.3.grad_G_cone"), kind="definition", title="App. G.2: grad G = mu+ on int(C) (lambda0+ := ||mu+||)",
+@claim(GRAD_G_CONE_ID, **cat.declared("obs.G.3.grad_G_cone"), kind="definition", title="App. G.2: grad G = mu+ on int(C) (lambda0+ := ||mu+||)",
        statement=r"$w \in \mathring C \Rightarrow \partial^\circ G(w) = \{\mu_+\}$ and $w \in -\mathring C \Rightarrow "
                  r"\partial^\circ G(w) = \{\mu_-\}$; $G(w) = \langle w, \mu_+\rangle$ on $C_{\delta/3}$, and "
                  r"$\lambda_0^+ := \|\mu_+\|$ is the top eigenvalue of the linear flow (64).",
@@ -268,7 +268,7 @@ g3_ray = hypothesis("w(0) off the excluded ray ({lam mu-} printed, {-lam mu-} am
 ENTRY_AT_ZERO = "entry by time 0"
 
 
-@claim("lyu2021.lemG.3", **cat.fidelity("lemG.3"), **cat.item("lemG.3"), hypotheses=[asmA2, g3_ray],
+@claim("lyu2021.lemG.3", **cat.declared("lemG.3"), **cat.item("lemG.3"), hypotheses=[asmA2, g3_ray],
        fixtures=[random(g3_start), random(g3_start, alpha=0.3),
                  random(g3_start, start="minus_mu_minus", label="w(0) = -mu-/||mu-||", expect={"vacuous"}),
                  adv(g3_start, start="plus_mu_minus", label="w(0) = +mu-/||mu-||", expect={"pass", "vacuous"}),
@@ -362,7 +362,7 @@ def _g4_conditions(fx):
 g4_conditions = hypothesis("Lemma G.4 conditions 1-3 (printed or amended rays)", _g4_conditions)
 
 
-@claim("lyu2021.lemG.4", **cat.fidelity("lemG.4"), **cat.item("lemG.4"), hypotheses=[asmA2, g4_conditions],
+@claim("lyu2021.lemG.4", **cat.declared("lemG.4"), **cat.item("lemG.4"), hypotheses=[asmA2, g4_conditions],
        fixtures=[random(g4_start), random(g4_start, m=2, alpha=0.3),
                  random(g4_start, start="bad_positive", label="positive neuron at -mubar-", expect={"vacuous"}),
                  random(g4_start, start="bad_negative", label="negative neuron at +mubar+", expect={"vacuous"}),
@@ -464,7 +464,7 @@ def cone_linear_flow(W0, a0, vp, vm, t):
 RATE_HALF_G = "rate lambda0+/2"
 
 
-@claim("lyu2021.lemG.6", **cat.fidelity("lemG.6"), **{**cat.item("lemG.6"), "statement": cat.statement("lemG.6") + (
+@claim("lyu2021.lemG.6", **cat.declared("lemG.6"), **{**cat.item("lemG.6"), "statement": cat.statement("lemG.6") + (
            r" For the linear flow $\dot{\tilde w}_k = \tilde a_k v_\pm$, $\dot{\tilde a}_k = \langle\tilde w_k, v_\pm\rangle$ "
            r"with $\lambda_0^+ = \|v_+\| \ge \|v_-\|$ (A.3) the bound holds for any such pair; checked with the printed "
            r"$v_\pm = \mu_\pm$ and the corrected $v_\pm = \mu_\pm/2$ (lyu2021.obs.G.3.grad_G_cone); the printed statement holds.")},
@@ -555,7 +555,7 @@ _g7_fixtures = [random(hinted, gap=0.7, n0=4), random(hinted, gap=0.7, n0=4, m=3
                 negative(hinted, gap=0.7, n0=4, mutation="growth e^{lambda0+ t} instead of e^{3 lambda0+ t}")]
 
 
-@claim("lyu2021.lemG.7", **cat.fidelity("lemG.7"), **cat.item("lemG.7"), hypotheses=[asmA2], fixtures=_g7_fixtures,
+@claim("lyu2021.lemG.7", **cat.declared("lemG.7"), **cat.item("lemG.7"), hypotheses=[asmA2], fixtures=_g7_fixtures,
        erratum=erratum(**lambda0_erratum(
            location="Lemma G.7, App. G.3.2 (full text l. 7647)", cone=True,
            printed=r"||theta(t) - phi~(theta(T0), t - T0)||_M <= (4m||theta(T0)||_M^3/lambda0+) exp(3 lambda0+ (t - T0)), "
@@ -612,7 +612,7 @@ G5_DRIFT = 0.05         # ... and while the positive neurons' bbar_k drifts by m
 NO_DECAY = "|bbar_k(sigma)| in [Abar, Bbar] for every neuron (no sigma^kappa decay of the negative ones)"
 
 
-@claim("lyu2021.lemG.5", **cat.fidelity("lemG.5"), **cat.item("lemG.5"), hypotheses=[asmA2, g4_conditions],
+@claim("lyu2021.lemG.5", **cat.declared("lemG.5"), **cat.item("lemG.5"), hypotheses=[asmA2, g4_conditions],
        fixtures=[random(g4_start), random(g4_start, m=2, alpha=0.3), adv(g4_start, m=6, label="m = 6"),
                  adv(g4_start, alpha=0.9, label="alpha -> 1"), adv(g4_start, m=2, n0=12, gap=0.05, label="hinted, n0 = 12"),
                  negative(g4_start, small_h=True), negative(g4_start, mutation=NO_DECAY)],
@@ -714,7 +714,7 @@ def lemG_5(fx):
     return ev
 
 
-@claim("lyu2021.lemG.8", **cat.fidelity("lemG.8"), **cat.item("lemG.8"), hypotheses=[asmA2, g4_conditions],
+@claim("lyu2021.lemG.8", **cat.declared("lemG.8"), **cat.item("lemG.8"), hypotheses=[asmA2, g4_conditions],
        fixtures=[random(g4_start), random(g4_start, m=2, alpha=0.3), adv(g4_start, m=1, label="m = 1"),
                  adv(g4_start, m=6, label="m = 6"), adv(g4_start, alpha=0.7, label="alpha = 0.7 (kappa ~ 0.3)"),
                  negative(g4_start, small_h=True),

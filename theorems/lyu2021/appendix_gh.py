@@ -56,7 +56,7 @@ def _a1_candidates(fx):
     return cands
 
 
-@claim("lyu2021.lemG.1", **cat.fidelity("lemG.1"), **cat.item("lemG.1"), hypotheses=[separable],
+@claim("lyu2021.lemG.1", **cat.declared("lemG.1"), **cat.item("lemG.1"), hypotheses=[separable],
        fixtures=[random(principal), random(principal, d=5, spread=0.1), random(hinted, gap=0.7, n0=4),
                  adv(principal, spread=0.15), negative(principal, spread=0.4, mutation="converse: A.2 implies A.1")],
        judged_by="A.1 searched over candidates (w*, w+, mubar, mubar+, the generating direction, 4000 sphere samples); "
@@ -87,7 +87,7 @@ def lemG_1(fx):
     return ev
 
 
-@claim("lyu2021.lemG.2", **cat.fidelity("lemG.2"), **cat.item("lemG.2"), hypotheses=[separable],
+@claim("lyu2021.lemG.2", **cat.declared("lemG.2"), **cat.item("lemG.2"), hypotheses=[separable],
        fixtures=[random(gen_gauss), random(hinted, gap=0.7, n0=4), adv(hinted_small_h), negative(gen_gauss, mutation="box [0, 1]")],
        judged_by="for every i, min over the box vertices of <y_i x_i, sum_j alpha_j y_j x_j> (closed form and 2000 random "
                  "vertices) equals n alpha times the A.2 slack term (1e-12); the two predicates agree")
@@ -116,7 +116,7 @@ def lemG_2(fx):
 # G.10: sup over all-negative nets = minimax over Lambda+ (d = 2)
 
 
-@claim("lyu2021.lemG.10", **cat.fidelity("lemG.10"), **cat.item("lemG.10"), hypotheses=[separable],
+@claim("lyu2021.lemG.10", **cat.declared("lemG.10"), **cat.item("lemG.10"), hypotheses=[separable],
        fixtures=[random(hinted, gap=0.7, n0=4), random(gen_gauss, d=2), adv(hinted), negative(gen_gauss, d=2, mutation="factor 1 instead of 1/2")],
        judged_by="LHS: exact SOCP over all-negative nets on S+ (d = 2); RHS: LP min_t s.t. t >= -(1/2) sum lam_i y_i phi(<u_j, x_i>) "
                  "over 20000 grid directions plus the arrangement breakpoints; |LHS - RHS| <= 1e-6 relative + grid error")
@@ -169,7 +169,7 @@ def os_optimum(X, y):
 
 # Across BLAS kernels and thread counts (tools/cross_machine.py, OpenBLAS SkylakeX/Zen x1 vs Prescott x2) the
 # largest change measured in this check's floats: function distances after long normalised GD: 0.23 relative.
-@claim("lyu2021.thmH.2", **cat.fidelity("thmH.2"), reproducible="verdict", **cat.item("thmH.2"), hypotheses=[separable, orth_sep],
+@claim("lyu2021.thmH.2", **cat.declared("thmH.2"), reproducible="verdict", **cat.item("thmH.2"), hypotheses=[separable, orth_sep],
        fixtures=[random(os_cones), random(os_cones, d=4, n_pos=8, n_neg=5, m=3), adv(os_cones, half_angle=0.2, axis_angle=2.0),
                  negative(sym_fig1left, alpha=0.0, m=3), negative(os_cones, mutation="gamma* = 1/(||w+|| + ||w-||)")],
        judged_by="the constructed optimum is KKT (LP <= 1e-9); 4 random moderate inits (ReLU), GD then normalised GD: the "
@@ -257,7 +257,7 @@ def h3_residual(W, a, X, y, wp, wm, divide_by_abs=True, same_sign_only=True):
 
 # Across BLAS kernels and thread counts (tools/cross_machine.py, OpenBLAS SkylakeX/Zen x1 vs Prescott x2) the
 # largest change measured in this check's floats: KKT residuals of flow endpoints: 0.81 relative.
-@claim("lyu2021.lemH.3", **cat.fidelity("lemH.3"), reproducible="verdict", **cat.item("lemH.3"), hypotheses=[separable, orth_sep],
+@claim("lyu2021.lemH.3", **cat.declared("lemH.3"), reproducible="verdict", **cat.item("lemH.3"), hypotheses=[separable, orth_sep],
        fixtures=[random(os_cones), random(os_cones, d=5, n_pos=4, n_neg=7),
                  adv(os_cones, half_angle=0.2, axis_angle=2.0, label="tight cones"),
                  adv(os_cones, half_angle=0.6, axis_angle=np.pi / 2 + 1.2 + 1e-3, label="orthogonality at its boundary"),
@@ -318,7 +318,7 @@ def lemH_3(fx):
 # G.11: the embedded one-neuron solution is a local maximiser of gamma on Q-bar
 
 
-@claim("lyu2021.thmG.11", **cat.fidelity("thmG.11"), **cat.item("thmG.11"), hypotheses=[separable, asmA5],
+@claim("lyu2021.thmG.11", **cat.declared("thmG.11"), **cat.item("thmG.11"), hypotheses=[separable, asmA5],
        fixtures=[random(hinted, gap=0.7, n0=4), random(hinted), adv(hinted, alpha=0.25, gap=0.7, n0=4),
                  negative(hinted, gap=0.7, n0=4, mutation="perturbations may add positive neurons (leave Q-bar)")],
        judged_by="theta_c = (w+/sqrt2, 1/sqrt2) padded to width 3 with P = {1}; 3000 perturbations of sizes 1e-4..1e-2 "

@@ -71,7 +71,7 @@ def scales(lam: float, t_first: float, nM0: float, m: int, sigma_factors) -> tup
     return top * np.array([1.0, 1e-1, 1e-2]), top / (np.sqrt(m) * nM0) * np.asarray(sigma_factors)
 
 
-@claim("lyu2021.lemE.8", **cat.fidelity("lemE.8"), **cat.item("lemE.8"), hypotheses=[separable, symmetric, asm45], fixtures=_phase2_fixtures,
+@claim("lyu2021.lemE.8", **cat.declared("lemE.8"), **cat.item("lemE.8"), hypotheses=[separable, symmetric, asm45], fixtures=_phase2_fixtures,
        erratum=erratum(**lambda0_erratum(
            location="Lemma E.8, App. E.3 (full text l. 4330)",
            printed=r"T2(r) := (1/lambda0) ln(1/r), T12 := (1/lambda0) ln(1/(sqrt(m) sigma_init ||thetabar0||_M)); for t <= t0 "
@@ -130,7 +130,7 @@ def lemE_8(fx):
     return ev
 
 
-@claim("lyu2021.lemE.9", **cat.fidelity("lemE.9"), **{**cat.item("lemE.9"), "statement": cat.statement("lemE.9") + (
+@claim("lyu2021.lemE.9", **cat.declared("lemE.9"), **{**cat.item("lemE.9"), "statement": cat.statement("lemE.9") + (
            r" Checked with the corrected $\lambda_0 = \frac{1+\alpha}{4}\|\mu\|$ in $T_{12}$: with the printed "
            r"$\lambda_0$ both sides of the limit vanish identically ($\tilde\theta \equiv 0$, lyu2021.lemE.8), so the printed "
            r"statement holds trivially and carries no erratum of its own.")},

@@ -159,7 +159,7 @@ def _half_phi(w, al, sign=1.0):
     return target
 
 
-@claim("lyu2021.thm6.2", **cat.fidelity("thm6.2"), **cat.item("thm6.2"), hypotheses=[separable, asmA2, asmA3, wplus_wstar, asmA5],
+@claim("lyu2021.thm6.2", **cat.declared("thm6.2"), **cat.item("thm6.2"), hypotheses=[separable, asmA2, asmA3, wplus_wstar, asmA5],
        fixtures=[random(hinted, gap=0.7, n0=4, m=2, sigma=1e-8),
                  random(hinted, gap=0.7, n0=4, m=1, sigma=1e-8, profiles=("standard", "thorough")),
                  adv(hinted, gap=0.5, n0=6, m=3, sigma=1e-8), negative(hinted_small_h, gap=0.7, n0=4, sigma=1e-8),
@@ -185,7 +185,7 @@ def theta_b(w, w_perp, b):
     return W, np.array([np.sqrt(c), np.sqrt(b), np.sqrt(b)])
 
 
-@claim("lyu2021.thm6.2.suboptimal", **cat.fidelity("thm6.2.suboptimal"), kind="claim", title="Theorem 6.2 (the limit's margin is suboptimal)",
+@claim("lyu2021.thm6.2.suboptimal", **cat.declared("thm6.2.suboptimal"), kind="claim", title="Theorem 6.2 (the limit's margin is suboptimal)",
        statement=r"On the hinted data the limit classifier $\frac12\phi(\langle w^*, x\rangle)$ attains only a suboptimal "
                  r"normalised margin: some network has $\gamma > \gamma_+/2$.",
        hypotheses=[separable, asmA2, asmA3, wplus_wstar], uses=["lyu2021.def6.1", "lyu2021.lemA.4"],
@@ -222,7 +222,7 @@ def thm6_2_suboptimal(fx):
     return ev
 
 
-@claim("lyu2021.thmA.7", **cat.fidelity("thmA.7"), **cat.item("thmA.7"), hypotheses=[separable, asmA2, asmA3, asmA5],
+@claim("lyu2021.thmA.7", **cat.declared("thmA.7"), **cat.item("thmA.7"), hypotheses=[separable, asmA2, asmA3, asmA5],
        fixtures=[random(hinted, gap=0.7, n0=4, m=2, sigma=1e-8),
                  random(hinted, gap=0.7, n0=4, m=3, sigma=1e-8, alpha=0.3, profiles=("standard", "thorough")),
                  adv(hinted, gap=0.5, n0=6, m=1, sigma=1e-8), negative(hinted_small_h, gap=0.7, n0=4, sigma=1e-8),
@@ -238,7 +238,7 @@ def thmA_7(fx):
     return _one_neuron_limit(fx, _half_phi(wp, al), 1.0)
 
 
-@claim("lyu2021.thmG.12", **cat.fidelity("thmG.12"), **cat.item("thmG.12"), hypotheses=[separable, asmA2, asmA3, asmA5],
+@claim("lyu2021.thmG.12", **cat.declared("thmG.12"), **cat.item("thmG.12"), hypotheses=[separable, asmA2, asmA3, asmA5],
        fixtures=[random(hinted, gap=0.7, n0=4, m=2, sigma=1e-6),
                  random(hinted, gap=0.7, n0=4, m=3, alpha=0.3, sigma=1e-6, profiles=("standard", "thorough")),
                  adv(hinted, gap=0.7, n0=4, m=1, sigma=1e-6, label="m = 1"),
@@ -362,7 +362,7 @@ A10_AMENDED = (r"Under 3.2, A.2, A.8, the mirrored A.9 ($a_k \ge 0$) and the mir
                r"$1 - 2^{-m}$, $f_\infty(x) = -\frac12\phi(-\langle w_-, x\rangle)$ for small $\sigma_{init}$.")
 
 
-@claim("lyu2021.thmA.10", **cat.fidelity("thmA.10"), **cat.item("thmA.10"), hypotheses=[separable, asmA2, asmA8, asmA9],
+@claim("lyu2021.thmA.10", **cat.declared("thmA.10"), **cat.item("thmA.10"), hypotheses=[separable, asmA2, asmA8, asmA9],
        fixtures=[random(hinted_flipped), random(hinted_flipped, m=1, profiles=("standard", "thorough")),
                  adv(hinted_flipped, alpha=0.8, label="alpha = 0.8"),
                  negative(hinted, gap=0.7, n0=4, m=2, sigma=1e-8),
@@ -416,7 +416,7 @@ def thmA_10(fx):
 # Lemma A.4 and Theorem G.9: one positive neuron
 
 
-@claim("lyu2021.lemA.4", **cat.fidelity("lemA.4"), **cat.item("lemA.4"), hypotheses=[separable],
+@claim("lyu2021.lemA.4", **cat.declared("lemA.4"), **cat.item("lemA.4"), hypotheses=[separable],
        fixtures=[random(gen_gauss), random(sym_gauss), random(hinted, gap=0.7, n0=4), adv(gen_gauss, d=5, n=30),
                  negative(gen_gauss, mutation="margin gamma+ (missing 1/2)")],
        judged_by="(i) (w+/sqrt2, 1/sqrt2) is KKT (LP residual <= 1e-9) with margin gamma+/2 (1e-12); (ii) 100 other unit "
@@ -442,7 +442,8 @@ def lemA_4(fx):
         tried += 1
         ro = two_layer_kkt_residual((v / np.sqrt(2))[None], a1, X, y, alpha=al, tau_act=1e-9, tau_kink=1e-12)
         min_other = min(min_other, ro.r_kkt)
-    ev.ge("min KKT residual over 100 other separators (uniqueness probe)", min_other, 1e-3, rtol=0.0)
+    # 1e-3 is the harness's threshold for 'not a KKT point', not a constant of the lemma
+    ev.ge("min KKT residual over 100 other separators (uniqueness probe)", min_other, 1e-3, rtol=0.0, room=None)
     best = -np.inf
     for _ in range(200):
         v = rng.normal(size=wp.size)
@@ -470,7 +471,7 @@ def _g9(fx):
 g9 = hypothesis("m = 1, a1(0) = ||w1(0)||, <w1(0), w*> > 0", _g9)
 
 
-@claim("lyu2021.thmG.9", **cat.fidelity("thmG.9"), **cat.item("thmG.9"), hypotheses=[separable, g9],
+@claim("lyu2021.thmG.9", **cat.declared("thmG.9"), **cat.item("thmG.9"), hypotheses=[separable, g9],
        fixtures=[random(one_neuron), random(one_neuron, base="sym", d=4), adv(one_neuron, d=5, n=40, scale=3.0),
                  negative(one_neuron, sign=-1.0), negative(one_neuron, mutation="target (w+, 1/2) (unbalanced layers)")],
        judged_by="GD then normalised GD to margin horizons; parameter distance to (w+, 1)/sqrt2 judged by judge_trend "
