@@ -637,9 +637,6 @@ NO_DECAY = "|bbar_k(sigma)| in [Abar, Bbar] for every neuron (no sigma^kappa dec
 @inconclusive_on_stall
 def lemG_5(fx):
     ev = Evidence()
-    if not holds(asmA2, fx):
-        ev.note("hypotheses unmet: not run")
-        return ev
     X, y, al, m = fx["X"], fx["y"], fx["alpha"], fx["m"]
     Wb, ab = fx["Wbar"], fx["abar"]
     mp, mm = mu_pm(X, y, al)
@@ -738,9 +735,6 @@ def lemG_5(fx):
 @inconclusive_on_stall
 def lemG_8(fx):
     ev = Evidence()
-    if not holds(asmA2, fx):
-        ev.note("hypotheses unmet: not run")
-        return ev
     X, y, al, m = fx["X"], fx["y"], fx["alpha"], fx["m"]
     Wb, ab = fx["Wbar"], fx["abar"]
     if not np.any(ab > 0):

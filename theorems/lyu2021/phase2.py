@@ -14,7 +14,7 @@ from verify import adversarial as adv
 from . import catalogue as cat
 from .common import embed, lambda0, lambda0_erratum, norm_M
 from .dynamics import flow_ode, inconclusive_on_stall
-from .hyps import asm45, holds, separable, symmetric
+from .hyps import asm45, separable, symmetric
 from .sec5 import T12_NO_SQRT_M, _good_init
 
 
@@ -97,9 +97,6 @@ def scales(lam: float, t_first: float, nM0: float, m: int, sigma_factors) -> tup
 @inconclusive_on_stall
 def lemE_8(fx):
     ev = Evidence()
-    if not holds(symmetric, fx):
-        ev.note("hypotheses unmet: not run")
-        return ev
     X, y, al, m = fx["X"], fx["y"], fx["alpha"], fx["m"]
     lam = lambda0(X, y, al, literal=not fx.amended)
     lam_true = lambda0(X, y, al)
@@ -143,9 +140,6 @@ def lemE_8(fx):
 @inconclusive_on_stall
 def lemE_9(fx):
     ev = Evidence()
-    if not holds(symmetric, fx):
-        ev.note("hypotheses unmet: not run")
-        return ev
     X, y, al, m = fx["X"], fx["y"], fx["alpha"], fx["m"]
     lam = lambda0(X, y, al)
     init = good_start(fx)
