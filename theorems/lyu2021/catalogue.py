@@ -392,11 +392,255 @@ FIDELITY: dict[str, tuple[str, str]] = {
 
 
 # Claims whose conclusions carry no room (no comparison against a printed bound or constant), and why.
-NO_ROOM: dict[str, str] = {}
+NO_ROOM: dict[str, str] = {
+    "cor4.4": "a probability judged by a Clopper-Pearson interval against the printed 1 - 2^-k, plus "
+              "limits judged as trends and the proof's event as yes/no: no bound with a factor of "
+              "room",
+    "thm4.3": "a probability judged by a Clopper-Pearson interval against the printed 1 - 2^-k, plus "
+              "limits judged as trends and the proof's event as yes/no: no bound with a factor of "
+              "room",
+    "thm6.2": "a probability judged by a Clopper-Pearson interval against the printed 1 - 2^-k, plus "
+              "limits judged as trends and the proof's event as yes/no: no bound with a factor of "
+              "room",
+    "thmA.7": "a probability judged by a Clopper-Pearson interval against the printed 1 - 2^-k, plus "
+              "limits judged as trends and the proof's event as yes/no: no bound with a factor of "
+              "room",
+    "thmG.12": "a probability judged by a Clopper-Pearson interval against the printed 1 - 2^-k, plus "
+               "limits judged as trends and the proof's event as yes/no: no bound with a factor of "
+               "room",
+    "thmA.10": "a probability judged by a Clopper-Pearson interval against the printed 1 - 2^-k, plus "
+               "limits judged as trends and the proof's event as yes/no: no bound with a factor of "
+               "room",
+    "corB.18": "balance a_k = s_k ||w_k|| (an identity along the flow, to 1e-9) and constant signs "
+               "(yes/no)",
+    "ex.I2.1": "identities checked to rounding (relative 1e-12 or so): no printed constant to be off "
+               "by a factor",
+    "lem5.3": "identities checked to rounding (relative 1e-12 or so): no printed constant to be off "
+              "by a factor",
+    "lemB.16": "identities checked to rounding (relative 1e-12 or so): no printed constant to be off "
+               "by a factor",
+    "lemE.1": "identities checked to rounding (relative 1e-12 or so): no printed constant to be off "
+              "by a factor",
+    "lemE.2": "identities checked to rounding (relative 1e-12 or so): no printed constant to be off "
+              "by a factor",
+    "thm4.2.sym_identity": "identities checked to rounding (relative 1e-12 or so): no printed constant to be off "
+                           "by a factor",
+    "thmB.2": "identities checked to rounding (relative 1e-12 or so): no printed constant to be off "
+              "by a factor",
+    "thmB.3": "identities checked to rounding (relative 1e-12 or so): no printed constant to be off "
+              "by a factor",
+    "lemB.4": "identities checked to rounding (relative 1e-12 or so): no printed constant to be off "
+              "by a factor",
+    "lemG.2": "identities checked to rounding (relative 1e-12 or so): no printed constant to be off "
+              "by a factor",
+    "obs.sec5.1.mu_tilde": "identities checked to rounding (relative 1e-12 or so): no printed constant to be off "
+                           "by a factor; the growth rate is an identity too",
+    "obs.G.3.grad_G_cone": "identities checked to rounding (relative 1e-12 or so): no printed constant to be off "
+                           "by a factor; the growth rate is an identity too",
+    "thm4.2.attained": "identities checked to rounding (relative 1e-12 or so): no printed constant to be off "
+                       "by a factor",
+    "exp.fig2": "limits judged as trends toward the claimed value (judge_trend) and yes/no conclusions: "
+                "the tolerance is the harness's, not a printed constant",
+    "exp.fig2.middle": "a probability judged by a Clopper-Pearson interval against the printed 1 - 2^-k, plus "
+                       "limits judged as trends and the proof's event as yes/no: no bound with a factor of "
+                       "room",
+    "thm3.1": "limits judged as trends toward the claimed value (judge_trend) and yes/no conclusions: "
+              "the tolerance is the harness's, not a printed constant",
+    "thmG.9": "limits judged as trends toward the claimed value (judge_trend) and yes/no conclusions: "
+              "the tolerance is the harness's, not a printed constant",
+    "thmF.9": "limits judged as trends toward the claimed value (judge_trend) and yes/no conclusions: "
+              "the tolerance is the harness's, not a printed constant",
+    "lemF.8": "limits judged as trends toward the claimed value (judge_trend) and yes/no conclusions: "
+              "the tolerance is the harness's, not a printed constant",
+    "lemE.9": "limits judged as trends toward the claimed value (judge_trend) and yes/no conclusions: "
+              "the tolerance is the harness's, not a printed constant",
+    "thm5.5": "limits judged as trends toward the claimed value (judge_trend) and yes/no conclusions: "
+              "the tolerance is the harness's, not a printed constant; the printed limit's norm is a "
+              "closed-form identity",
+    "lem5.2": "order statements judged by fitted exponents and limits judged as trends; the proof's "
+              "constant is compared without room (it is not the statement's)",
+    "lem5.4": "order statements judged by fitted exponents and limits judged as trends; the proof's "
+              "constant is compared without room (it is not the statement's)",
+    "lemG.5": "order statements judged by fitted exponents and limits judged as trends; the proof's "
+              "constant is compared without room (it is not the statement's)",
+    "lemG.8": "order statements judged by fitted exponents and limits judged as trends; the proof's "
+              "constant is compared without room (it is not the statement's)",
+    "lemB.1": "(11) and (12) hold with equality on the constructed u up to the slack s >= 0 drawn by "
+              "the check, so the room measures the draw, not a constant; compared with a quadrature "
+              "tolerance",
+    "lemB.15": "an energy identity (tolerance: quadrature error)",
+    "lemB.20": "a sign statement (a lower bound whose both sides scale together; the check compares "
+               "their difference with 0)",
+    "lemB.9": "KKT certificates and balance |a_k| = ||w_k|| (identities to 1e-9 / 1e-12)",
+    "lemE.7": "a probability of an exactly computable event against 1 - 2^-(m-1) (two-sided interval, "
+              "no factor)",
+    "lemF.1": "a feasibility inequality >= 1 whose tight samples meet it with equality by "
+              "construction (no room claimed)",
+    "lemF.2": "limits judged as trends toward the claimed value (judge_trend) and yes/no conclusions: "
+              "the tolerance is the harness's, not a printed constant",
+    "lemF.3": "limits judged as trends toward the claimed value (judge_trend) and yes/no conclusions: "
+              "the tolerance is the harness's, not a printed constant; KKT certificates (LP "
+              "residuals)",
+    "lemF.6": "a pointwise inequality between two expressions of the flow's velocity compared up to a "
+              "finite-difference tolerance; its room is not a printed constant",
+    "lemG.1": "an implication (A.1 => A.2 slack > 0): a sign",
+    "lemG.10": "an identity of two optima (SOCP vs LP)",
+    "lemG.3": "yes/no conclusions (a sign, an inclusion, membership, existence of an entry time): no "
+              "constant to be off by a factor",
+    "lemG.4": "yes/no conclusions (a sign, an inclusion, membership, existence of an entry time): no "
+              "constant to be off by a factor; the neurons' cone margins compared with delta/3 (delta "
+              "computed, not printed)",
+    "lemH.3": "identities checked to rounding (relative 1e-12 or so): no printed constant to be off "
+              "by a factor (KKT stationarity of the listed vector)",
+    "obs.I2.1.os_monotone": "a sign statement (>= 0)",
+    "thm4.2": "the global max margin equals (1+alpha)/4 gamma_lin (an identity, to 1e-6) and the "
+              "structure of every maximiser (yes/no from the dual certificate)",
+    "thm6.2.suboptimal": "a strict inequality gamma > gamma+/2 judged against a numerical threshold 1e-6 (not a "
+                         "printed constant)",
+    "thmB.19": "yes/no conclusions (a_k keeps its sign, L < ln2/n reached, monotone L and ||theta||); "
+               "the proof's time bound is compared without room",
+    "thmG.11": "a local maximality (gamma(theta) <= gamma(theta_c)) probed by perturbations: ties at "
+               "the maximum leave no factor",
+}
 
 # Claims whose printed conclusion is not expected to fail anywhere in a run, with the reason (issue 27's "cannot fail
 # here", acknowledged): the claim keeps the mark and is not fully verified.
-CANNOT_FAIL: dict[str, str] = {}
+CANNOT_FAIL: dict[str, str] = {
+    "lemB.1": "a pointwise inequality or identity over every parameter (and data set) of its class: "
+              "no hypothesis the check could break while staying in the statement's domain; the "
+              "mutated-constant control shows that the check can fail",
+    "lemB.10": "a pointwise inequality or identity over every parameter (and data set) of its class: "
+               "no hypothesis the check could break while staying in the statement's domain; the "
+               "mutated-constant control shows that the check can fail",
+    "lemB.11": "a pointwise inequality or identity over every parameter (and data set) of its class: "
+               "no hypothesis the check could break while staying in the statement's domain; the "
+               "mutated-constant control shows that the check can fail",
+    "lemB.12": "a pointwise inequality or identity over every parameter (and data set) of its class: "
+               "no hypothesis the check could break while staying in the statement's domain; the "
+               "mutated-constant control shows that the check can fail",
+    "corB.13": "a pointwise inequality or identity over every parameter (and data set) of its class: "
+               "no hypothesis the check could break while staying in the statement's domain; the "
+               "mutated-constant control shows that the check can fail",
+    "lemB.14": "a pointwise inequality or identity over every parameter (and data set) of its class: "
+               "no hypothesis the check could break while staying in the statement's domain; the "
+               "mutated-constant control shows that the check can fail",
+    "lemB.16": "a pointwise inequality or identity over every parameter (and data set) of its class: "
+               "no hypothesis the check could break while staying in the statement's domain; the "
+               "mutated-constant control shows that the check can fail",
+    "lemB.17": "a pointwise inequality or identity over every parameter (and data set) of its class: "
+               "no hypothesis the check could break while staying in the statement's domain; the "
+               "mutated-constant control shows that the check can fail",
+    "lemB.20": "a pointwise inequality or identity over every parameter (and data set) of its class: "
+               "no hypothesis the check could break while staying in the statement's domain; the "
+               "mutated-constant control shows that the check can fail",
+    "lemE.10": "a pointwise inequality or identity over every parameter (and data set) of its class: "
+               "no hypothesis the check could break while staying in the statement's domain; the "
+               "mutated-constant control shows that the check can fail",
+    "thmB.2": "a pointwise inequality or identity over every parameter (and data set) of its class: "
+              "no hypothesis the check could break while staying in the statement's domain; the "
+              "mutated-constant control shows that the check can fail",
+    "thmB.3": "a pointwise inequality or identity over every parameter (and data set) of its class: "
+              "no hypothesis the check could break while staying in the statement's domain; the "
+              "mutated-constant control shows that the check can fail",
+    "lemB.4": "a pointwise inequality or identity over every parameter (and data set) of its class: "
+              "no hypothesis the check could break while staying in the statement's domain; the "
+              "mutated-constant control shows that the check can fail",
+    "lemB.5": "a pointwise inequality or identity over every parameter (and data set) of its class: "
+              "no hypothesis the check could break while staying in the statement's domain; the "
+              "mutated-constant control shows that the check can fail",
+    "lemE.1": "a pointwise inequality or identity over every parameter (and data set) of its class: "
+              "no hypothesis the check could break while staying in the statement's domain; the "
+              "mutated-constant control shows that the check can fail",
+    "lemE.2": "a pointwise inequality or identity over every parameter (and data set) of its class: "
+              "no hypothesis the check could break while staying in the statement's domain; the "
+              "mutated-constant control shows that the check can fail",
+    "lem5.3": "a pointwise inequality or identity over every parameter (and data set) of its class: "
+              "no hypothesis the check could break while staying in the statement's domain; the "
+              "mutated-constant control shows that the check can fail",
+    "lemG.2": "a pointwise inequality or identity over every parameter (and data set) of its class: "
+              "no hypothesis the check could break while staying in the statement's domain; the "
+              "mutated-constant control shows that the check can fail",
+    "lemG.10": "a pointwise inequality or identity over every parameter (and data set) of its class: "
+               "no hypothesis the check could break while staying in the statement's domain; the "
+               "mutated-constant control shows that the check can fail",
+    "thm4.2.attained": "a pointwise inequality or identity over every parameter (and data set) of its class: "
+                       "no hypothesis the check could break while staying in the statement's domain; the "
+                       "mutated-constant control shows that the check can fail",
+    "lemD.1": "a pointwise inequality or identity over every parameter (and data set) of its class: "
+              "no hypothesis the check could break while staying in the statement's domain; the "
+              "mutated-constant control shows that the check can fail; off Asm 4.1 (sym.broken) it "
+              "still holds: Cauchy-Schwarz and Gronwall need no symmetry",
+    "lemG.6": "a pointwise inequality or identity over every parameter (and data set) of its class: "
+              "no hypothesis the check could break while staying in the statement's domain; the "
+              "mutated-constant control shows that the check can fail; off Asm A.2 it still holds: "
+              "Cauchy-Schwarz and Gronwall need no cone condition",
+    "obs.G.3.grad_G_cone": "(amended) grad G = mu+/2 is an identity on int(C) whenever int(C) is nonempty; off A.2 "
+                           "(hinted.smallH) it still holds; the quartered constant is refuted",
+    "lemB.15": "a property of every gradient-flow trajectory the check integrates, with no hypothesis "
+               "left to break (its domain is all starts of the class); the mutated control shows that "
+               "the check can fail",
+    "corB.18": "a property of every gradient-flow trajectory the check integrates, with no hypothesis "
+               "left to break (its domain is all starts of the class); the mutated control shows that "
+               "the check can fail",
+    "lemE.5": "a property of every gradient-flow trajectory the check integrates, with no hypothesis "
+              "left to break (its domain is all starts of the class); the mutated control shows that "
+              "the check can fail",
+    "lemE.6": "a property of every gradient-flow trajectory the check integrates, with no hypothesis "
+              "left to break (its domain is all starts of the class); the mutated control shows that "
+              "the check can fail",
+    "lemE.11": "a property of every gradient-flow trajectory the check integrates, with no hypothesis "
+               "left to break (its domain is all starts of the class); the mutated control shows that "
+               "the check can fail",
+    "thmE.4": "a property of every gradient-flow trajectory the check integrates, with no hypothesis "
+              "left to break (its domain is all starts of the class); the mutated control shows that "
+              "the check can fail",
+    "ex.I1.1.leaky": "a worked example with fixed numbers, true once computed; the mutated control shows "
+                     "that the check can fail",
+    "ex.I1.1.relu": "a worked example with fixed numbers, true once computed; the mutated control shows "
+                    "that the check can fail",
+    "ex.I2.1": "a worked example with fixed numbers, true once computed; the mutated control shows "
+               "that the check can fail",
+    "lemB.9": "balance of the KKT points the harness knows; a KKT point is balanced whatever the "
+              "data, and an unbalanced point fails the KKT certificate (the mutated control)",
+    "lemE.7": "a property of the initialisation distribution D_init(1) alone (no data, no "
+              "hypothesis); the halved probability is refuted",
+    "lemA.4": "a property of every separable data set (its only hypothesis); the missing-1/2 margin "
+              "is refuted",
+    "lemG.1": "an implication checked only where A.1 is witnessed; data breaking A.1 leave it "
+              "vacuous, not false",
+    "exp.fig1": "a fact about the panels' data as constructed; the control claiming no better network "
+                "exists is refuted",
+    "exp.fig2": "GD converged to the predicted classifier on every run of these panels; the one-sided "
+                "target is refuted",
+    "exp.fig2.middle": "(amended, the harness's restatement) on the eps = 0.5 member every He seed converged "
+                       "in quick; the reversed target and 'every initialisation' are refuted",
+    "exp.J": "(amended, Table 1) the test errors agreed on every seed; the 0.1-point constant is "
+             "refuted",
+    "lemE.9": "off Asm 4.1 (gen.gauss) the probe ends undecided (no good-bbar seed settles), so no "
+              "control shows the conclusion failing; the mutated control is refuted",
+    "lemF.6": "its only hypothesis (L < ln2/n) cannot be broken without leaving the late phase the "
+              "inequality is about (theta0 = 0 has no flow to measure); the mutated control is "
+              "refuted",
+    "lemF.8": "as lemF.6: the late phase is the statement's domain; the mutated control is refuted",
+    "thmF.9": "as lemF.6: the late phase is the statement's domain; the mutated control is refuted",
+    "thm3.1": "its hypothesis L(theta0) < ln2/n cannot be broken with a flow that reaches the late "
+              "phase (theta0 = 0 and a negative-margin start give no trajectory to judge); the "
+              "'global max margin' overclaim is refuted",
+    "thm4.3": "off Asm 4.1 (gen.allpos_sv) the probe ends undecided (most seeds do not settle within "
+              "the horizons); the constant, exponent and bad-bbar controls are refuted",
+    "cor4.4": "off Asm 4.1 (sym.broken) the probe ends undecided (39 of 48 seeds do not settle); the "
+              "exponent and bad-bbar controls are refuted",
+    "thm5.6": "a local statement around a maximiser with no hypothesis the check can break (every "
+              "start is eps0-close); the mutated control is refuted",
+    "thm6.2.suboptimal": "a property of the hinted construction (K > 2 eps/(1-alpha)); its controls claim the "
+                         "opposite and are refuted",
+    "thmG.11": "a local maximality on the hinted data under A.5; the directed perturbation control is "
+               "refuted",
+    "thmH.2": "off Def H.1 (fig1left data) GD still reaches a single function in quick (probe held): "
+              "orthogonal separability is sufficient, not shown necessary here; the mutated target is "
+              "refuted",
+    "lemH.3": "(amended) off Def H.1 the probe ends undecided; the all-neurons-sum control is refuted",
+}
 
 
 def declared(key: str) -> dict:
