@@ -336,6 +336,10 @@ FIDELITY: dict[str, tuple[str, str]] = {
     "thmG.12": ("partial", "one sequence sigma_j = sigma {1, 1e-2, 1e-4} (rerun to 1e-20, 1e-40 where the "
                     "proof's event fails), not every sequence sigma_j -> 0"),
     "thmA.10": ("faithful", ""),
+    "asmA.9": ("faithful", ""),
+    "exp.J": ("partial", "a reduced size (n in {10, 20, 40}, not 10..100) with the unstated settings chosen "
+                         "(translation 0.1, alpha = 1/2, step schedule), finite horizons; the SVM is the hard-margin one "
+                         "with the bias coordinate"),
     "lemA.4": ("partial", "(w+/sqrt2, 1/sqrt2) is a KKT direction with margin gamma+/2; that it is the only "
                     "one with a_1 >= 0 is probed by 100 other separators and margin ascent, not "
                     "proved"),

@@ -310,7 +310,7 @@ A9_MIRROR = r"For any $m$ and $\theta$ with all $a_k \ge 0$, the normalised marg
 A9_HALF_ALPHA = "claim the sup is < (alpha/2) gamma-/2"
 
 
-@claim("lyu2021.asmA.9", **cat.item("asmA.9"),
+@claim("lyu2021.asmA.9", **cat.declared("asmA.9"), **cat.item("asmA.9"),
        fixtures=[random(hinted_flipped), adv(hinted_flipped, alpha=0.8, label="alpha = 0.8"),
                  adv(hinted_flipped, alpha=0.2, n0=6, label="alpha = 0.2"),
                  negative(hinted, gap=0.7, n0=4),
@@ -336,7 +336,7 @@ A9_HALF_ALPHA = "claim the sup is < (alpha/2) gamma-/2"
                  "printed form also by the closed-form witness (the A.10 limit net, margin gamma-/2). Controls: the "
                  "unflipped hinted data (mirrored A.9 fails there: sup 4.3 gamma-/2 at alpha 1/2) and the halved constant "
                  "(alpha/2) gamma-/2 (the mirrored sup is alpha gamma-/2 on the flipped hinted data)",
-       fidelity="faithful", timeout_s=300)
+       timeout_s=300)
 def asmA_9(fx):
     ev = Evidence()
     X, y, al = fx["X"], fx["y"], fx["alpha"]
