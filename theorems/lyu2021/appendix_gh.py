@@ -267,7 +267,10 @@ def h3_residual(W, a, X, y, wp, wm, divide_by_abs=True, same_sign_only=True):
                    r"min (1/2)||w||^2 s.t. <w, x_i> >= 1 for y_i = sgn(a_k)",
            reading="as printed; its proof derives w_k / |a_k| = sum_{y_i = sgn(a_k)} lam_i x_i, so for a_k < 0 the printed "
                    "w_k / a_k is the negative of the minimiser",
-           second_method="sign argument, independent of any run: for a_k < 0, w_k / a_k = -w_k / |a_k|, and w^-_Q != 0 "
+           second_method="closed form, computed in the check independently of any run: the exact negative neuron of a "
+                         "KKT point, w_k = w^-_Q / sqrt||w^-_Q||, a_k = -sqrt||w^-_Q||, gives (sum a_j^2) w_k / a_k = "
+                         "-w^-_Q, at relative distance 2 from w^-_Q (0 with |a_k|); the sign argument: for a_k < 0, "
+                         "w_k / a_k = -w_k / |a_k|, and w^-_Q != 0 "
                          "(its constraints <w, x_i> >= 1 are feasible), so the printed vector is -w^-_Q != w^-_Q; at the "
                          "flow's KKT points the weighted residual of the negative neurons is ~2",
            summary="for a_k < 0 the printed w_k/a_k gives -w^-_Q; the proof gives w_k/|a_k|",
@@ -287,6 +290,14 @@ def lemH_3(fx):
     ev = Evidence()
     X, y = fx["X"], fx["y"]
     wp, wm, _, _, _ = os_optimum(X, y)
+    # Closed form (the erratum's second method, no run): the exact negative neuron of a KKT point of (P) is
+    # w_k = w^-_Q / sqrt||w^-_Q||, a_k = -sqrt||w^-_Q|| (then y_i f(x_i) = <w^-_Q, x_i> >= 1 on the negatives); there
+    # (sum a_j^2) w_k / a_k = -w^-_Q (printed), w_k / |a_k| gives w^-_Q (amended)
+    s = float(np.sqrt(np.linalg.norm(wm)))
+    w_k, a_k = wm / s, -s
+    v = a_k ** 2 * w_k / (abs(a_k) if fx.amended else a_k)
+    ev.close("closed form at the exact negative neuron: (sum a_j^2) w_k / a_k vs w^-_Q (relative)",
+             float(np.linalg.norm(v - wm)) / float(np.linalg.norm(wm)), 0.0, atol=1e-12, independent=True)
     H = [400, 1600, 6400] if fx.profile == "quick" else [400, 1600, 6400, 25600]
     pts = kkt_points_by_flow(fx, H, 2)
     if not pts:

@@ -398,9 +398,15 @@ A10_AMENDED = (r"Under 3.2, A.2, A.8, the mirrored A.9 ($a_k \ge 0$) and the mir
        timeout_s=900)
 def thmA_10(fx):
     X, y, al = fx["X"], fx["y"], fx["alpha"]
-    _, wm, _ = support_minus(X, y, al)
+    S, wm, gm = support_minus(X, y, al)
     target = (lambda Z: 0.5 * activation(Z @ wm, al)) if fx.mutated() else _half_phi(wm, al, sign=-1.0)
     ev = _one_neuron_limit(fx, target, -1.0)
+    if not fx.amended:
+        # the erratum's second method (closed form): the theorem's own limit is a net with a <= 0 whose margin on S-
+        # is exactly gamma-/2, which the printed A.9 says no such net reaches
+        W, a = a10_limit_net(wm)
+        ev.close("closed form: margin on S- of the limit net (-w-/sqrt2, -1/sqrt2) / (gamma-/2)",
+                 float(normalized_margin(W, a, X[S], y[S], al)) / (gm / 2), 1.0, rtol=1e-9, independent=True)
     W, a = fx.rng.normal(size=(fx["m"], X.shape[1])), fx.rng.normal(size=fx["m"])
     W1, a1, W2, a2 = W.copy(), a.copy(), W.copy(), -a.copy()
     for _ in range(500):
