@@ -283,3 +283,18 @@ def test_printed_a9_fails_on_the_a10_limit_net_and_the_mirror_holds():
     g_pos, st_pos, *_ = a9_sup(X, y, al, (1.0,))
     assert st_neg == st_pos == "optimal"
     assert g_neg >= gm / 2 * (1 - 1e-9) and g_pos == pytest.approx(al * gm / 2, rel=1e-6)
+
+
+def test_boundary_deviation_tells_a_plane_from_a_v():
+    """exp.fig2.middle's linearity test: a one-neuron leaky-ReLU net has a plane through 0 as its boundary (deviation
+    at rounding level); two neurons whose boundary is x1 = -0.88 |x2| (a V) are far from any plane."""
+    from theorems.lyu2021.experiments import boundary_deviation
+
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.uniform(-1, 1, 60), rng.uniform(-1, 1, 60), np.full(60, 0.05)])
+    u = np.array([1.0, 0.0, 0.0])
+    lin = boundary_deviation(np.array([[1.0, 0.3, 0.0]]), np.array([1.0]), X, u, 0.5, np.random.default_rng(1))
+    # f = relu(x1 + 0.88 x2) + relu(x1 - 0.88 x2) is positive exactly where x1 > -0.88 |x2|: the boundary bends at x2 = 0
+    W = np.array([[1.0, 0.88, 0.0], [1.0, -0.88, 0.0]])
+    vee = boundary_deviation(W, np.array([1.0, 1.0]), X, u, 0.0, np.random.default_rng(1))
+    assert lin < 1e-9 and vee > 0.2

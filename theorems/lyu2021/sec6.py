@@ -167,8 +167,10 @@ def _half_phi(w, al, sign=1.0):
                  negative(hinted, gap=0.7, n0=4, m=2, sigma=1e-8, mutation="target (1/2)<w*, x> (linear function)")],
        judged_by="per seed from D~_init(1): GD then normalised GD to margin horizons; success iff the function distance to "
                  "(1/2)phi(<w*,x>) is <= 3e-2 and shrinking, failure iff it settles above, else undecided (16 seeds in quick, "
-                 "32 otherwise); Clopper-Pearson (99%) vs 1 - 2^-m with undecided seeds counted neither way; recorded, "
-                 "not judged: the proof's event (success iff some s_k = +1). Suboptimality: lyu2021.thm6.2.suboptimal",
+                 "32 otherwise); Clopper-Pearson (99%) vs 1 - 2^-m with undecided seeds counted neither way. 'For small "
+                 "sigma_init' through the proof's event (some s_k = +1): P(event) vs 1 - 2^-m exactly from the inits, and "
+                 "'event => success' seed by seed, a seed with the event that does not succeed rerun at sigma = 1e-20 and "
+                 "1e-40 (both must agree) before it counts. Suboptimality: lyu2021.thm6.2.suboptimal",
        timeout_s=900)
 def thm6_2(fx):
     w = fx["w_star"]
