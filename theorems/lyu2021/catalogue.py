@@ -257,7 +257,8 @@ NOT_CHECKABLE: dict[str, str] = {
     "defB.7": "definition: KKT-margin direction of a homogeneous net; the two-layer form Def B.8 is the one computed.",
     "defB.8": "definition: KKT-margin direction of a two-layer net; implemented as the LP two_layer_kkt_residual and "
               "exercised by lemB.9, lemA.4, lemF.3 and ex.I1.1.*.",
-    "def6.1": "definition: the hinted data set, built by fixture family lyu.hinted (which verifies w* and the margins).",
+    "def6.1": "definition: the hinted data set, built by fixture family lyu.hinted (which certifies the SVM w* and "
+              "records the margins; w+ = w* is thm6.2's hypothesis 'w+ = w*', evaluated per fixture).",
     "defE.3": "definition: well-aligned parameter vectors; the symmetric construction w_k = b_k mubar, a_k = b_k is used in lem5.2.",
     "defH.1": "definition: orthogonal separability, implemented as the hypothesis predicate 'orthogonally separable (Def H.1)'.",
     "def3.3": "definition: the max-margin linear separator w*, computed by verify.numerics.margin.svm_origin "
