@@ -20,9 +20,10 @@ from verify import Evidence, claim, family, hypothesis, integer, negative, rando
 
 @family("planted.separable", space={"n": integer(2, 40), "d": integer(2, 8), "margin": real(0.02, 0.5, log=True),
                                     "radius": real(0.25, 4.0, log=True)})
-def separable(rng, n=20, d=3, margin=0.2, radius=1.0):
+def separable(rng, n=20, d=3, margin=0.2, radius=1.0, u_scale=1.0):
     """n points of norm ``radius`` in R^d, labelled by a random unit u, each at least ``margin * radius``
-    from u's hyperplane."""
+    from u's hyperplane; ``u_scale`` != 1 hands the check a separator that is not unit-norm (a broken
+    hypothesis: its margin is then overstated, and so is the bound)."""
     u = rng.normal(size=d)
     u /= np.linalg.norm(u)
     z = rng.normal(size=(n, d))
@@ -35,7 +36,7 @@ def separable(rng, n=20, d=3, margin=0.2, radius=1.0):
     norms = np.linalg.norm(perp, axis=1, keepdims=True)
     perp = np.where(norms > 1e-12, perp / np.maximum(norms, 1e-300), 0.0)
     z = np.outer(t_new, u) + perp * np.sqrt(1 - t_new**2)[:, None]
-    return {"X": radius * z, "y": y, "u": u}
+    return {"X": radius * z, "y": y, "u": u_scale * u}
 
 
 def margin_of(fx) -> float:
@@ -77,17 +78,19 @@ def _check(fx, bound_of) -> Evidence:
     return ev
 
 
-FIXTURES = [random(separable), negative(separable, mutation="bound divided by 100")]
+# The powered control mutates the bound; the probe hands the check a separator of norm 5, so the margin it
+# measures (and the bound) is 25x off: the printed conclusion fails there, showing ||u|| = 1 matters.
+FIXTURES = [random(separable), negative(separable, mutation="bound divided by 100"), negative(separable, u_scale=5.0)]
 
 
-@claim("planted.perceptron_bound", kind="theorem", hypotheses=[separated], fixtures=FIXTURES,
+@claim("planted.perceptron_bound", kind="theorem", hypotheses=[separated], fixtures=FIXTURES, fidelity="faithful",
        statement=r"If $\|u\| = 1$ and $y_i\langle u, x_i\rangle \ge \gamma > 0$ for all $i$, the perceptron from "
                  r"$w = 0$ makes at most $1/\gamma^2$ mistakes (planted typo: $R^2$ dropped)")
 def perceptron_bound(fx):
     return _check(fx, lambda R, gamma: 1 / gamma**2)
 
 
-@claim("planted.perceptron_novikoff", kind="theorem", hypotheses=[separated], fixtures=FIXTURES,
+@claim("planted.perceptron_novikoff", kind="theorem", hypotheses=[separated], fixtures=FIXTURES, fidelity="faithful",
        statement=r"If $\|u\| = 1$ and $y_i\langle u, x_i\rangle \ge \gamma > 0$ for all $i$, the perceptron from "
                  r"$w = 0$ makes at most $(R/\gamma)^2$ mistakes, $R = \max_i \|x_i\|$")
 def perceptron_novikoff(fx):

@@ -26,7 +26,10 @@ nonzero = hypothesis("u is nonzero", lambda fx: (bool(np.linalg.norm(fx["u"]) > 
 
 @claim("toy.cauchy_schwarz", kind="theorem",
        statement=r"$|\langle u, v\rangle| \le \|u\|\,\|v\|$",
-       fixtures=[random(gaussian_vectors), negative(gaussian_vectors, mutation="bound halved")])
+       fixtures=[random(gaussian_vectors), negative(gaussian_vectors, mutation="bound halved")],
+       fidelity="faithful",
+       cannot_fail="Cauchy-Schwarz holds for every pair of vectors: there is no hypothesis whose failure could "
+                   "make it fail, so only the halved-bound control shows that the check can fail")
 def cauchy_schwarz(fx):
     u, v = fx["u"], fx["v"]
     bound = np.linalg.norm(u) * np.linalg.norm(v)

@@ -52,8 +52,23 @@ spec=".${extras:+[$extras]}"
 stamp="$venv/.theorem-verify-installed-${extras:-base}"
 want="$(cksum < pyproject.toml)"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  echo "installing theorem-verify${extras:+[$extras]} into $venv" >&2
-  "$venv/bin/python" -m pip install --quiet -e "$spec" || die "pip could not install theorem-verify${extras:+[$extras]} into $venv"
+  # Say what is being installed, then let pip show its progress (a first install downloads a few
+  # hundred MB and takes minutes): one line per package collected and a bar per download on a terminal.
+  deps="$("$python" - "$extras" <<'PY'
+import sys, tomllib
+project = tomllib.load(open("pyproject.toml", "rb"))["project"]
+deps = list(project.get("dependencies", []))
+for extra in filter(None, sys.argv[1].split(",")):
+    deps += project.get("optional-dependencies", {}).get(extra, [])
+print(", ".join(d.split(";")[0].strip() for d in deps))
+PY
+)" || deps="(see pyproject.toml)"
+  echo "installing theorem-verify${extras:+[$extras]} into $venv (a first install takes a few minutes): $deps" >&2
+  progress=off
+  [ -t 2 ] && progress=on
+  "$venv/bin/python" -m pip install --progress-bar "$progress" --disable-pip-version-check -e "$spec" 1>&2 \
+    || die "pip could not install theorem-verify${extras:+[$extras]} into $venv"
+  echo "installed theorem-verify${extras:+[$extras]} into $venv" >&2
   echo "$want" > "$stamp"
 fi
 VENV_PY="$venv/bin/python"

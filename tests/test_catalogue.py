@@ -108,3 +108,35 @@ def test_every_expected_refutation_is_an_erratum_or_a_derived_statement():
     assert incomplete == []
     both = [x["id"] for x in items if x["erratum"] and x["derived"]]
     assert both == []
+
+
+def _catalogue() -> list[dict]:
+    r = subprocess.run([sys.executable, "-m", "verify", "list", "--json"], capture_output=True, text=True,
+                       cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert r.returncode == 0, r.stderr
+    return [x for x in json.loads(r.stdout) if x["paper"] in PAPERS]
+
+
+def test_every_checkable_claim_of_the_papers_declares_its_fidelity():
+    undeclared = [x["id"] for x in _catalogue() if x["checkable"] and x["fidelity"] == "undeclared"]
+    assert undeclared == []
+
+
+def test_errata_declare_their_root_and_an_independent_second_method():
+    items = {x["id"]: x for x in _catalogue()}
+    problems = []
+    for cid, x in items.items():
+        e = x.get("erratum")
+        if not e:
+            continue
+        if not e.get("independence"):
+            problems.append(f"{cid}: no independence declared for its second method")
+        root = e.get("root")
+        if root:
+            if root not in items or not items[root].get("erratum"):
+                problems.append(f"{cid}: root {root!r} is not a claim carrying an erratum")
+            elif items[root]["erratum"].get("root"):
+                problems.append(f"{cid}: root {root!r} has a root of its own (one slip, one root)")
+        elif e.get("independence") == "same-method confirmation":
+            problems.append(f"{cid}: an independent slip needs a second method that is not the same method")
+    assert problems == []

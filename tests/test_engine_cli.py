@@ -178,6 +178,19 @@ def test_claim_with_only_a_hypothesis_breaking_control_is_unguarded(tmp_path):
     assert "UNEXPECTED unguarded.always: unguarded" in r.stdout
     summary = json.loads((tmp_path / "summary.json").read_text())
     st = summary["claims"]["unguarded.always"]
-    assert st["status"] == "unguarded" and st["negative_controls"] == {"total": 1, "caught": 1, "powered": 0}
+    assert st["status"] == "unguarded" and st["negative_controls"] == {"total": 1, "caught": 1, "powered": 0, "crashed": 0}
     r = verify("list", "--json", f)
     assert [x["powered_controls"] for x in json.loads(r.stdout)] == [0]
+
+
+def test_an_identity_with_every_control_is_marked_cannot_fail_here(tmp_path):
+    f = ROOT / "tests" / "claimfiles" / "identity_only.py"
+    r = verify("run", f, "--out", tmp_path, "--profile", "quick", "--jobs", "1", "--quiet")
+    assert r.returncode == 1, r.stdout + r.stderr
+    st = json.loads((tmp_path / "summary.json").read_text())["claims"]["identity.square"]
+    assert st["status"] == "verified" and st["marks"] == ["cannot fail here"]
+    assert not st["fully_verified"] and not st["as_expected"] and st["fidelity"] == "undeclared"
+    assert st["hypotheses_broken"] == ["scale is 1"] and st["hypotheses_shown_necessary"] == []
+    assert st["probes"] == {"conclusion held": 1} and st["negative_controls"]["powered"] == 1
+    r = verify("list", "--json", f)
+    assert [x["fidelity"] for x in json.loads(r.stdout)] == ["undeclared"]

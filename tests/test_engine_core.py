@@ -168,7 +168,7 @@ def _res(claim, kind, verdict, expected=None, task="0.0", mutation=None, room=No
 
 
 def test_claim_status_aggregation():
-    c = {"id": "p.a", "paper": "p", "checkable": True, "uses": []}
+    c = {"id": "p.a", "paper": "p", "checkable": True, "uses": [], "cannot_fail": "hand-made records"}
     powered = _res("p.a", "negative", "refuted", mutation="m")
     assert claim_status(c, [_res("p.a", "random", "pass"), powered])["status"] == S.VERIFIED
     st = claim_status(c, [_res("p.a", "random", "pass"), _res("p.a", "negative", "pass", mutation="m")])
@@ -204,11 +204,11 @@ def test_claim_status_aggregation():
 
 
 def test_power_only_a_refuted_mutation_guards_a_claim():
-    c = {"id": "p.a", "paper": "p", "checkable": True, "uses": []}
+    c = {"id": "p.a", "paper": "p", "checkable": True, "uses": [], "cannot_fail": "hand-made records"}
     # only a hypothesis-breaking control, caught as vacuous: the predicate works, the check is unproven
     st = claim_status(c, [_res("p.a", "random", "pass"), _res("p.a", "negative", "vacuous")])
     assert st["status"] == S.UNGUARDED and not st["as_expected"]
-    assert st["negative_controls"] == {"total": 1, "caught": 1, "powered": 0}
+    assert st["negative_controls"] == {"total": 1, "caught": 1, "powered": 0, "crashed": 0}
     # no negative control at all
     st = claim_status(c, [_res("p.a", "random", "pass")])
     assert st["status"] == S.UNGUARDED and exit_code({"p.a": st}) == 1
@@ -218,7 +218,7 @@ def test_power_only_a_refuted_mutation_guards_a_claim():
 
 
 def test_tightest_room_and_loose():
-    c = {"id": "p.a", "paper": "p", "checkable": True, "uses": []}
+    c = {"id": "p.a", "paper": "p", "checkable": True, "uses": [], "cannot_fail": "hand-made records"}
     powered = _res("p.a", "negative", "refuted", mutation="m")
     st = claim_status(c, [_res("p.a", "random", "pass", room=40.0), _res("p.a", "adversarial", "pass", room=3.0),
                           powered])
@@ -250,13 +250,19 @@ def test_judge_slope_marks_its_comparison_as_a_rate_check():
     assert not bad.rate_checked and bad.holds is False
 
 
+def _probe(x, outcome=S.PROBE_FAILED, crashed=False):
+    r = _res(x, "negative", "vacuous")
+    r.update(unmet=["h"], probe=outcome, crashed=crashed)
+    return r
+
+
 def _ok(x, verdict="pass"):
-    return [_res(x, "random", verdict), _res(x, "negative", "refuted", mutation="m")]
+    return [_res(x, "random", verdict), _res(x, "negative", "refuted", mutation="m"), _probe(x)]
 
 
 def test_fully_verified_needs_everything_used_verified():
-    claims = [{"id": "a", "paper": "p", "uses": ["b"]}, {"id": "b", "paper": "p", "uses": ["c"]},
-              {"id": "c", "paper": "p", "uses": []}]
+    claims = [{"id": x, "paper": "p", "uses": u, "fidelity": S.FAITHFUL} for x, u in (("a", ["b"]), ("b", ["c"]),
+                                                                                    ("c", []))]
     ok = [r for x in "abc" for r in _ok(x)]
     st = aggregate(claims, ok)
     assert all(st[x]["fully_verified"] for x in "abc")
@@ -264,6 +270,31 @@ def test_fully_verified_needs_everything_used_verified():
     assert st["a"]["status"] == S.VERIFIED and not st["a"]["fully_verified"]
     assert exit_code(st) == 1
     assert exit_code(aggregate(claims, ok)) == 0
+    # only faithful claims, down their uses, are fully verified
+    st = aggregate([{**claims[0]}, {**claims[1], "fidelity": S.PROXY}, claims[2]], ok)
+    assert st["c"]["fully_verified"] and not st["b"]["fully_verified"] and not st["a"]["fully_verified"]
+    assert st["b"]["status"] == S.VERIFIED and exit_code(st) == 0
+
+
+def test_cannot_fail_here_and_hypotheses_shown_necessary():
+    c = {"id": "p.a", "paper": "p", "checkable": True, "uses": [], "fidelity": S.FAITHFUL}
+    powered = _res("p.a", "negative", "refuted", mutation="m")
+    # an identity: it held on the random fixture and on the probe off its hypothesis
+    st = aggregate([c], [_res("p.a", "random", "pass"), powered, _probe("p.a", S.PROBE_HELD)])["p.a"]
+    assert st["status"] == S.VERIFIED and st["marks"] == [S.CANNOT_FAIL] and not st["as_expected"]
+    assert not st["fully_verified"] and st["hypotheses_broken"] == ["h"] and st["hypotheses_shown_necessary"] == []
+    # declared definitional, or acknowledged with a reason: as expected, still marked, still not fully verified
+    for decl in ({"fidelity": S.DEFINITIONAL}, {"cannot_fail": "no hypothesis to break"}):
+        st = aggregate([{**c, **decl}], [_res("p.a", "random", "pass"), powered])["p.a"]
+        assert st["as_expected"] and S.CANNOT_FAIL in st["marks"] and not st["fully_verified"]
+    # a probe on which the printed conclusion failed: the hypothesis is shown necessary, the mark goes
+    st = aggregate([c], _ok("p.a"))["p.a"]
+    assert st["marks"] == [] and st["as_expected"] and st["fully_verified"]
+    assert st["hypotheses_shown_necessary"] == ["h"] and st["probes"] == {S.PROBE_FAILED: 1}
+    # a crash off the hypotheses is vacuous but catches nothing
+    crashed = _probe("p.a", S.PROBE_UNDEFINED, crashed=True)
+    st = aggregate([c], _ok("p.a") + [crashed])["p.a"]
+    assert st["status"] == S.CONTROL_FAILED and st["crashed_controls"] == 1 and not st["as_expected"]
 
 
 # -- the evidence algebra: validity, precedence, quantifiers, room ------------------------------
@@ -547,3 +578,76 @@ def test_forall_on_arrays_equals_the_comparison_of_each_element():
                 assert c.room == r
                 assert c.detail == f"worst of {len(m)} elements: #{i}" + (f"; {fails} fail" if fails else "")
                 assert c.count == len(m)
+
+
+def test_judge_slope_in_its_regime():
+    from verify import judge_slope
+
+    # O(1/t) whose fitted slope over [1e3, 1e6] is -0.59: not yet asymptotic, never refuted
+    t = np.logspace(3, 6, 13)
+    ev = judge_slope("loss", t, 1 / (t + 1000 * np.sqrt(t)), predicted=-1.0, atol=0.1, plot=False)
+    assert ev.outcome[0] == S.INCONCLUSIVE and "not yet asymptotic" in ev.outcome[1]
+    # far out, or with the tail picked by the judge from a longer series, it passes
+    t = np.logspace(8, 9, 5)
+    assert judge_slope("loss", t, 1 / (t + 1000 * np.sqrt(t)), predicted=-1.0, atol=0.1, plot=False).holds
+    t = np.logspace(3, 12, 37)
+    assert judge_slope("loss", t, 1 / (t + 1000 * np.sqrt(t)), predicted=-1.0, atol=0.1, window="auto",
+                       plot=False).holds
+    # a settled wrong rate is refuted
+    t = np.logspace(3, 6, 13)
+    assert judge_slope("loss", t, t ** -0.5, predicted=-1.0, atol=0.1, plot=False).holds is False
+
+
+def test_a_rate_check_pins_only_at_the_printed_exponent():
+    from verify import judge_slope
+
+    x = np.logspace(0, 2, 6)
+    two_sided = judge_slope("r", x, x ** 1.02, predicted=1.0, plot=False, pins=["bound"])
+    assert two_sided.rate_checked and two_sided.comparisons[-1].pins == ["bound"]
+    far = judge_slope("r", x, x ** 1.85, predicted=1.0, relation=">=", plot=False)
+    assert far.holds and not far.rate_checked   # 1.85 against "at least 1" pins nothing
+    near = judge_slope("r", x, x ** 1.05, predicted=1.0, relation=">=", plot=False)
+    assert near.rate_checked
+
+
+def test_loose_is_judged_per_conclusion():
+    c = {"id": "p.a", "paper": "p", "checkable": True, "uses": [], "cannot_fail": "hand-made records"}
+    powered = _res("p.a", "negative", "refuted", mutation="m")
+
+    def rec(*comps):
+        r = _res("p.a", "random", "pass")
+        r["evidence"] = {"comparisons": [dict(role="conclusion", holds=True, count=None, **x) for x in comps]}
+        return r
+
+    # min2024.lem3's shape: two bounds with rooms 31 and 273 beside a rate check with room 2.45
+    r = rec({"name": "bound A", "room": 31.0}, {"name": "bound B", "room": 273.0}, {"name": "rate", "room": 2.45})
+    st = claim_status(c, [r, powered])
+    assert st["loose"] and [x["name"] for x in st["loose_conclusions"]] == ["bound A", "bound B"]
+    assert st["tightest_room"] == 2.45
+    # a pinning rate check answers for the bound it names, not for the other
+    pin = {"name": "slope", "room": None, "rate": True, "pinned": True, "pins": ["bound A"]}
+    st = claim_status(c, [rec({"name": "bound A", "room": 31.0}, {"name": "bound B", "room": 273.0}, pin), powered])
+    assert [x["name"] for x in st["loose_conclusions"]] == ["bound B"]
+    # a rate check that passes without pinning the exponent exempts nothing
+    unpinned = {**pin, "pinned": False}
+    st = claim_status(c, [rec({"name": "bound A", "room": 31.0}, unpinned), powered])
+    assert st["loose"]
+
+
+def test_a_non_finite_conclusion_is_an_error_never_a_refutation():
+    ev = Evidence()
+    ev.le("0/0 vs a bound", float("nan"), 1.0)
+    assert ev.outcome[0] == S.ERROR and "0/0 vs a bound" in ev.outcome[1]
+    ev = Evidence()
+    ev.ge("margin vs a NaN bound", 1.0, float("nan"))
+    ev.forall("neurons", [1.0, float("inf")], 2.0)
+    assert ev.outcome[0] == S.ERROR
+    # resting on an uncertified computation, it is inconclusive like the rest
+    ev = Evidence()
+    ev.accuracy("integrator error", 1.0, 1e-6)
+    ev.le("blew up", float("inf"), 1.0)
+    assert ev.outcome[0] == S.INCONCLUSIVE
+    # divergence stated as a finite-ness conclusion is a refutation as usual
+    ev = Evidence()
+    ev.true("the loss stays finite", bool(np.isfinite(float("inf"))))
+    assert ev.outcome[0] == S.REFUTED

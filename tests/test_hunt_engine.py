@@ -190,7 +190,7 @@ def test_family_without_space_is_hunted_over_its_seeds(reg):
     out = hunt_claim(HuntSpec("toy.seeded", 5.0, controls=False), reg)
     assert out["status"] == "counterexample"
     f = out["found"]
-    assert f["params"] == {} and f["shrunk"]["slack"] < 0
+    assert f["params"] == {"d": 3} and f["shrunk"]["slack"] < 0  # the family default kept: every parameter
     assert out["coverage"]["arms"][0]["parameters"] == {} and out["coverage"]["arms"][0]["seeds"] >= 2
 
 

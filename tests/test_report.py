@@ -36,6 +36,7 @@ def claim_line(cid: str, *, statement: str = r"For all $x \ge 0$, $f(x) \le \fra
         "uses": list(uses), "used_by": [], "fixtures": [], "negative_controls": 0, "expected": expected,
         "expected_reason": "the printed constant is off by 2" if expected else "", "amends": amends,
         "judged_by": "", "indirect_evidence": "", "timeout_s": 300.0, "source": "tests", "tags": [],
+        "fidelity": "faithful",
     }
 
 
@@ -68,6 +69,13 @@ def result_line(cid: str, task_id: str, verdict: str, *, kind: str = S.RANDOM, e
     }
 
 
+def probe_line(cid: str, task_id: str = "2.0") -> dict:
+    """A control breaking the hypothesis on which the printed conclusion failed (the hypothesis shown
+    necessary): what keeps a verified claim from the mark "cannot fail here"."""
+    r = result_line(cid, task_id, S.VACUOUS, kind=S.NEGATIVE, expected=[S.REFUTED, S.VACUOUS], hyp_holds=False)
+    return {**r, "mutation": None, "unmet": ["data separable"], "probe": S.PROBE_FAILED}
+
+
 def series(name: str = "margin vs t") -> dict:
     return {"name": name, "x": [1.0, 10.0, 100.0], "y": {"margin": [0.1, 0.3, "nan"], "bound": [0.5, 0.5, 0.5]},
             "xlabel": "t", "ylabel": "margin", "logx": True, "logy": False, "reference": 0.5}
@@ -82,9 +90,11 @@ def sample_records() -> list[dict]:
         claim_line("toy.lem1", uses=["toy.def1"], title="Lemma 1"),
         result_line("toy.lem1", "0.0", S.PASS, quantities={"gamma": 0.5}, series=[series()]),
         result_line("toy.lem1", "1.0", S.REFUTED, **neg),
+        probe_line("toy.lem1"),
         claim_line("toy.lem2"),
         result_line("toy.lem2", "0.0", S.PASS),
         result_line("toy.lem2", "1.0", S.REFUTED, **neg),
+        probe_line("toy.lem2"),
         claim_line("toy.thm3", uses=["toy.lem1", "toy.lem2"], expected=S.ST_REFUTED),
         result_line("toy.thm3", "0.0", S.REFUTED, slack=-0.5, certificate={"x": [1.0, 2.0, 3.0]}),
         result_line("toy.thm3", "0.1", S.REFUTED, slack=-0.1, certificate={"x": [1.0]}),
@@ -92,6 +102,7 @@ def sample_records() -> list[dict]:
         claim_line("toy.thm3.amended", amends="toy.thm3", uses=["toy.lem2"]),
         result_line("toy.thm3.amended", "0.0", S.PASS),
         result_line("toy.thm3.amended", "1.0", S.REFUTED, **neg),
+        probe_line("toy.thm3.amended"),
         claim_line("toy.lem4"),
         result_line("toy.lem4", "0.0", S.INCONCLUSIVE, reason="solver gap 1e-3"),
         claim_line("toy.lem5"),
@@ -109,9 +120,11 @@ def sample_records() -> list[dict]:
                    hypotheses=(XSS,)),
         result_line("toy.xss", "0.0", S.PASS, quantities={XSS: 1.0}, reason=None),
         result_line("toy.xss", "1.0", S.REFUTED, **neg),
+        probe_line("toy.xss"),
         claim_line("other.thm1", uses=["toy.lem2"]),
         result_line("other.thm1", "0.0", S.PASS, series=[series("loss"), series("margin")]),
         result_line("other.thm1", "1.0", S.REFUTED, **neg),
+        probe_line("other.thm1"),
         {"type": "end", "run_id": "r1", "interrupted": False},
     ]
 
@@ -266,7 +279,7 @@ def test_claim_section_shows_hypotheses_fixtures_evidence_and_dependencies(page)
     assert "gauss-0.0" in sec and "toy.gauss" in sec and "n=4, d=2" in sec
     assert "measured" in sec and "predicted" in sec and "tolerance" in sec
     assert "python -m verify run toy.lem1 --task 1.0 --seed 7" in sec
-    assert "verify run toy.lem1 --profile quick --seed 0" in sec  # the claim's command, as the run ran it
+    assert "verify --no-builtin run module:tests toy.lem1 --profile quick --seed 0" in sec  # the claim's command, as the run ran it
     assert "control caught (refuted)" in sec
     assert 'href="#claim-toy.def1"' in sec  # uses
     assert 'href="#claim-toy.thm3"' in sec  # used by
@@ -320,7 +333,8 @@ def test_merge_of_two_partial_runs(tmp_path):
     toy = [r for r in records if r.get("claim", r.get("id", "")).startswith("toy")]
     other = [r for r in records if r.get("claim", r.get("id", "")).startswith("other")]
     rerun = result_line("toy.lem7", "0.0", S.PASS)  # the second run fixed lem7's fixture
-    for name, part in (("a.jsonl", [records[0], *toy]), ("b.jsonl", [records[0], *other, rerun])):
+    probe = probe_line("toy.lem7", "2.0")  # and ran a control on which its conclusion fails
+    for name, part in (("a.jsonl", [records[0], *toy]), ("b.jsonl", [records[0], *other, rerun, probe])):
         with RecordWriter(tmp_path / name) as w:
             for r in part:
                 w.write(r)
@@ -404,8 +418,8 @@ def test_merged_runs_carry_a_run_column_and_full_commands():
     sec = page.split('id="claim-toy.lem2"', 1)[1]
     fixtures = sec.split('<table class="fixtures">', 1)[1].split("</table>", 1)[0]
     assert "<th>run</th>" in fixtures and "run 1" in fixtures and "run 2" in fixtures
-    assert "verify run toy.lem2 --profile quick --seed 0    # run 1" in sec
-    assert "verify run toy.lem2 --profile standard --seed 5    # run 2" in sec
+    assert "verify --no-builtin run module:tests toy.lem2 --profile quick --seed 0    # run 1" in sec
+    assert "verify --no-builtin run module:tests toy.lem2 --profile standard --seed 5    # run 2" in sec
 
 
 def test_room_roles_and_empty_quantifiers_are_visible():

@@ -33,13 +33,25 @@ def records() -> list[dict]:
         r = result_line(WIDE, f"{k}.0", S.VACUOUS, hyp_holds=False, reason=LONG_REASON, kind=S.NEGATIVE,
                         expected=[S.VACUOUS, S.REFUTED])
         r["params"] = {f"parameter_with_a_long_name_{j}": [0.125 * j] * 8 for j in range(6)}
+        r["unmet"], r["probe"] = ["data separable"], S.PROBE_FAILED  # a probe: the claim can fail here
         wide.append(r)
     wide.append(result_line(WIDE, "9.0", S.PASS, comparisons=[
         {"name": "w_+^T x_- / C_{delta/2}", "relation": "<=", "measured": 1.0, "predicted": 2.0, "tolerance": 0.0,
          "holds": True, "slack": 0.5, "detail": "", "role": "conclusion", "depends": True, "count": None,
          "room": 2.0}]))
     wide.append(result_line(WIDE, "8.0", S.REFUTED, kind=S.NEGATIVE))
-    return sample_records() + wide
+    return sample_records() + deep_graph() + wide
+
+
+def deep_graph(depth: int = 12, width: int = 5) -> list[dict]:
+    """A paper whose dependency graph is far wider than any window: ``depth`` columns of ``width`` claims
+    with long ids, each using two claims of the column before."""
+    out = []
+    for d in range(depth):
+        for k in range(width):
+            uses = [f"deep.obs.sec{d - 1}.{j}.a_long_descriptive_name.amended" for j in {k, (k + 1) % width}] if d else []
+            out.append(claim_line(f"deep.obs.sec{d}.{k}.a_long_descriptive_name.amended", uses=uses))
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -49,10 +61,11 @@ def report(tmp_path_factory) -> Path:
     return render_report(records(), tmp_path_factory.mktemp("report") / "report.html")
 
 
-def chromium(page: Path, fragment: str = "", *, screenshot: Path | None = None, height: int = 1600) -> str:
+def chromium(page: Path, fragment: str = "", *, screenshot: Path | None = None, height: int = 1600,
+             width: int = 1280) -> str:
     profile = page.parent / "chromium-profile"
     cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-           "--disable-extensions", "--hide-scrollbars", f"--user-data-dir={profile}", f"--window-size=1280,{height}",
+           "--disable-extensions", "--hide-scrollbars", f"--user-data-dir={profile}", f"--window-size={width},{height}",
            "--virtual-time-budget=10000"]
     cmd += [f"--screenshot={screenshot}"] if screenshot else ["--dump-dom"]
     out = subprocess.run(cmd + [page.as_uri() + fragment], capture_output=True, text=True, timeout=120, check=True)
@@ -113,7 +126,7 @@ def with_probe(report: Path, name: str, script: str) -> Path:
     return page
 
 
-ALL_CLAIMS = set(CLAIM_IDS) | {WIDE}
+ALL_CLAIMS = set(CLAIM_IDS) | {WIDE} | {c["id"] for c in deep_graph()}
 
 
 def test_every_claim_shown_without_filter(report):
@@ -274,3 +287,51 @@ def test_fixture_table_fits_its_card_in_a_screenshot(report, tmp_path):
     strip = [img.getpixel((x, y)) for x in range(right + 2, img.width - 1, 3)
              for y in range(max(t_top, 0), min(t_bottom, img.height - 1), 5)]
     assert strip and all(p == background for p in strip)
+
+
+FIT = """
+(function () {
+  var b = document.body;
+  function box(sel) { var e = document.querySelector(sel); var r = e.getBoundingClientRect(); return [r.left, r.right, e.scrollWidth - e.clientWidth]; }
+  var table = document.getElementById('claim-table'), wrap = table.parentNode, section = document.getElementById('claims');
+  var t = table.getBoundingClientRect(), w = wrap.getBoundingClientRect(), s = section.getBoundingClientRect();
+  b.setAttribute('data-table', [t.left, t.right, w.left, w.right, wrap.scrollWidth - wrap.clientWidth, s.right].map(Math.round).join(','));
+  var graphs = Array.prototype.slice.call(document.querySelectorAll('.graph'));
+  var out = graphs.map(function (g) {
+    var r = g.getBoundingClientRect(), svg = g.querySelector('svg'), v = svg ? svg.getBoundingClientRect() : r;
+    return [r.left, r.right, v.left, v.right, g.scrollWidth - g.clientWidth].map(Math.round).join(',');
+  });
+  b.setAttribute('data-graphs', out.join(';'));
+  var ov = document.getElementById('overview-table').parentNode;
+  b.setAttribute('data-overview-overflow', String(ov.scrollWidth - ov.clientWidth));
+  b.setAttribute('data-page-overflow', String(document.documentElement.scrollWidth - document.documentElement.clientWidth));
+  var deep = document.querySelector('svg.depgraph[aria-label="dependency graph of deep"]');
+  var before = deep.getAttribute('viewBox');
+  deep.parentNode.parentNode.querySelector('button[data-zoom="in"]').click();
+  b.setAttribute('data-zoomed', before + '|' + deep.getAttribute('viewBox'));
+  var titles = Array.prototype.map.call(deep.querySelectorAll('a.gnode title'), function (t) { return t.textContent; });
+  b.setAttribute('data-full-titles', String(titles.filter(function (t) { return t.indexOf('.a_long_descriptive_name.amended:') > 0; }).length));
+  b.setAttribute('data-measured', '1');
+})();
+"""
+
+
+@pytest.mark.parametrize("width", [1280, 1920])
+def test_claims_table_and_graphs_fit_the_window(report, width):
+    """Issue 32: no horizontal scrolling of the claims table, and every dependency graph inside its box, at
+    1280 and 1920 px; a graph far wider than the window is scaled into its box, zooms, and names each node
+    in full on hover."""
+    d = Dom()
+    d.feed(chromium(with_probe(report, f"fit{width}.html", FIT), width=width, height=1200))
+    assert d.body.get("data-measured") == "1"
+    t_left, t_right, w_left, w_right, overflow, s_right = map(int, d.body["data-table"].split(","))
+    assert w_left <= t_left and t_right <= w_right <= s_right and overflow <= 0, d.body["data-table"]
+    assert w_right <= width
+    graphs = [tuple(map(int, g.split(","))) for g in d.body["data-graphs"].split(";")]
+    assert len(graphs) == 3  # toy, other, deep
+    for left, right, s_left, s_right_, over in graphs:
+        assert left <= s_left and s_right_ <= right and over <= 0 and right <= width, graphs
+    assert d.body["data-page-overflow"] == "0" and int(d.body["data-overview-overflow"]) <= 0
+    before, after = d.body["data-zoomed"].split("|")
+    assert before != after and float(after.split()[2]) < float(before.split()[2])  # zoomed in: a narrower view
+    assert int(d.body["data-full-titles"]) == 60

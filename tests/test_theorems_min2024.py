@@ -282,14 +282,17 @@ def test_scaled_e34_example_is_balanced_on_the_dead_boundary():
 
 def test_hypothesis_failing_fixtures_do_not_crash_the_checks():
     from fixtures.min2024 import a2_violator, clusters
-    from theorems.min2024.constants_claims import _t1_series
+    from theorems.min2024.constants_claims import t1order, zeta_check
     from theorems.min2024.geometry import asm1
     from verify import negative
     from verify.claims import build_fixture
 
     fx = build_fixture(negative(a2_violator), 3, "quick")
-    mus, vals, ms = _t1_series(fx)
-    assert vals.shape == mus.shape and np.allclose(vals, 1 / ms, rtol=1e-12)
+    # a V+ neuron exactly along x_-: the alignment never ends (the probe's conclusion fails, computed)
+    ev = t1order(fx)
+    assert [c.holds for c in ev.comparisons if c.role == "conclusion"] == [False]
+    # 1 - c^2 = 0 there: the (26) comparison is judged in absolute form, without dividing by it
+    assert not all(c.holds for c in zeta_check(fx).comparisons)
     ev = asm1(build_fixture(negative(clusters), 3, "quick"))
     assert not all(c.holds for c in ev.comparisons)   # opposite-label pairs not all negatively correlated
 
@@ -330,3 +333,27 @@ def test_direction_error_reads_field_and_x_a_from_one_activation_pattern():
     u = W[0] / np.linalg.norm(W[0])
     mixed = dW[0] / np.linalg.norm(W[0])                             # x_a(w_0) = 0 on the inactive side
     assert np.linalg.norm(mixed - (mixed @ u) * u) > 1e3 * bound
+
+
+def test_rmk7_exit_velocity_separates_e4_from_an_entry_through_the_other_class():
+    """App. E.4's neuron sits on the plane of a point of its own sign: the field next to it points out of S_dead
+    (+1); a V+ neuron on the plane of a negative point is pushed back (-1), and on the planes of two negative points
+    at once every neighbouring region pushes back (<= -mu)."""
+    from theorems.min2024.constants_claims import _exit_velocity
+
+    x, u = np.array([[1.0, 0.0]]), np.array([0.0, 1.0])
+    assert _exit_velocity(x, np.array([1.0]), u, 1.0, np.array([1.0]), 1e-12) == (1.0, 1)
+    assert _exit_velocity(x, np.array([-1.0]), u, 1.0, np.array([-1.0]), 1e-12) == (-1.0, 1)
+    X2, y2 = np.array([[1.0, 0.5, 0.0], [0.5, 1.0, 0.0]]), -np.ones(2)
+    worst, planes = _exit_velocity(X2, y2, np.array([0.0, 0.0, 1.0]), 1.0, y2, 1e-12)
+    assert planes == 2 and worst <= -mu_of(X2, y2) + 1e-12
+
+
+def test_path_claim_fails_at_n_equal_one():
+    from fixtures.min2024 import paths
+    from theorems.min2024.constants_claims import path
+    from verify import negative
+    from verify.claims import build_fixture
+
+    ev = path(build_fixture(negative(paths, n_min=1), 0, "quick"))
+    assert [c.holds for c in ev.comparisons][-1] is False   # H_1 = 1 > 4 log 1 = 0

@@ -331,3 +331,31 @@ def test_digit_net_training_is_deterministic_and_learns_the_pair():
     d2 = ph.digits.build(np.random.default_rng(5))
     np.testing.assert_array_equal(d1["W7"], d2["W7"])
     assert d1["accuracy"] == 1.0 and d1["X"].shape == (360, 64) and len(d1["layers"]) == 4
+
+
+@pytest.mark.parametrize("d", [3, 5])
+def test_kinked_max_is_a_strict_maximum_on_a_kink_where_g_is_parallel(d):
+    """Lemma A.1's informative fixture: the direction lies on x_3's hyperplane (P_w projects onto a (d-1)-space),
+    is a strict local maximum of G, and g(w) = G(w) w; turned 0.3 rad within the kink it is neither."""
+    from theorems.phuong2021.sectors import _fixture_direction_extremal
+
+    for offset, extremal in ((0.0, True), (0.3, False)):
+        fx = ph.kinked_max.build(np.random.default_rng(1), d=d, offset=offset)
+        X, c, w = fx["X"], early_weights(fx["y"]), fx["direction"]
+        assert list(sector_of(X, w)) == [1, 1, 0]
+        assert bool(_fixture_direction_extremal(fx)[0]) is extremal
+        res = np.linalg.norm(projected_gradient(X, c, w) - potential(X, c, w) * w)
+        assert bool(res < 1e-12) is extremal
+
+
+def test_rk45_flow_agrees_with_the_region_by_region_flow():
+    """The second integrator of phuong2021.i3.heavy_tail against gradient_flow (DOP853, region by region)."""
+    from theorems.phuong2021.informal import rk45_log_time_flow
+
+    fx = ph.span_net.build(np.random.default_rng(0), loss="poly", n_pos=6, n_neg=6, d=3, p=4)
+    S = np.array([5.0, 10.0])
+    A, Ws, _ = rk45_log_time_flow(fx, S)
+    ref = gradient_flow(fx["X"], fx["y"], fx["a0"], fx["W0"], np.concatenate([[0.0], S]), loss="poly")
+    assert ref.success
+    scale = np.linalg.norm(ref.W[-1])
+    assert np.linalg.norm(Ws[-1] - ref.W[-1]) / scale < 1e-6

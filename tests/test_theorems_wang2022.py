@@ -186,6 +186,9 @@ def test_every_wang_family_builds_finite_data():
     assert len(fams) >= 14
     for fam in fams:
         fx = build(fam)
+        if fam.name == "wang.lem7_domain":      # a domain for Lemma 7's two vectors, no data
+            assert fx["a_over_c_min"] == 1.0
+            continue
         assert np.all(np.isfinite(fx["X"])) and set(np.unique(fx["y"])) <= {-1.0, 1.0}
 
 
@@ -415,3 +418,31 @@ def test_cor1_comparison_ode_is_slower_than_the_idealised_flow():
         actual = _hitting_time(g, 1.0, z0, c)
         printed = _hitting_time(g / 2, np.sqrt(1 - delta / 8), z0, c)
         assert printed >= 2 * actual
+
+
+def test_thm3_flow_split_stationary_point_is_dual_infeasible_and_not_global():
+    """Theorem 3's power fixture: from the 'split' init the flow on MC3_binary ends at a KKT point of (13) (residual
+    1e-7) whose own multipliers c lambda~ have V = 1.2611 > 1 and value 3.2929 > P* = 2.8384; from 'cover' at the
+    global optimum with V <= 1."""
+    from fixtures.wang2022 import flow_start
+    from theorems.wang2022._numerics import flow_endpoints, nonconvex_kkt, solve_convex
+
+    out = {}
+    for init in ("split", "cover"):
+        fx = flow_start.build(np.random.default_rng(0), data="MC3_binary", init=init)
+        e = flow_endpoints(fx["X"], fx["y"], fx["W1_0"], fx["w2_0"], horizons=(640.0, 2560.0))[-1]
+        kkt = nonconvex_kkt(fx["X"], fx["y"], e["W1"], e["w2"], e["lam"], tau=1e-6)["max_residual"]
+        V = dual_certificate(e["lam"], fx["X"], complete_patterns(fx["X"])).value
+        out[init] = (kkt, V, e["value"])
+    P = solve_convex(fx["X"], fx["y"])["value"]
+    assert out["split"][0] < 1e-5 and out["split"][1] == pytest.approx(1.2611, abs=1e-3)
+    assert out["split"][2] == pytest.approx(3.2929, abs=1e-3) and P == pytest.approx(2.8384, abs=1e-3)
+    assert out["cover"][1] <= 1 + 1e-2 and out["cover"][2] == pytest.approx(P, rel=1e-2)
+
+
+def test_unbalanced_init_family_breaks_only_the_balance():
+    from fixtures.wang2022 import os_cones, unbalanced_init
+
+    a = unbalanced_init.build(np.random.default_rng(3), ratio=2.0)
+    b = os_cones.build(np.random.default_rng(3))
+    assert a["w2_over_w1"] == 2.0 and np.array_equal(a["X"], b["X"]) and np.array_equal(a["y"], b["y"])

@@ -17,6 +17,7 @@ _init_threads()
 
 from .api import Results, check, load_results, run  # noqa: E402
 from .claims import (  # noqa: E402
+    NOT_YET_ENCODED,
     REGISTRY,
     Fixture,
     adversarial,
@@ -33,10 +34,10 @@ from .evidence import Evidence, jsonable  # noqa: E402
 from .judgements import clopper_pearson, judge_binomial, judge_slope, judge_trend  # noqa: E402
 from .space import choice, integer, real  # noqa: E402
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
-    "REGISTRY", "Evidence", "Fixture", "Results", "UsageError", "adversarial", "check", "choice", "claim",
-    "clopper_pearson", "erratum", "family", "hypothesis", "integer", "jsonable", "judge_binomial", "judge_slope",
-    "judge_trend", "load_results", "negative", "not_checkable", "random", "real", "run", "__version__",
+    "NOT_YET_ENCODED", "REGISTRY", "Evidence", "Fixture", "Results", "UsageError", "adversarial", "check", "choice",
+    "claim", "clopper_pearson", "erratum", "family", "hypothesis", "integer", "jsonable", "judge_binomial",
+    "judge_slope", "judge_trend", "load_results", "negative", "not_checkable", "random", "real", "run", "__version__",
 ]

@@ -15,6 +15,8 @@ same runner as ``verify run`` (same verdicts, same records), by default in this 
 from __future__ import annotations
 
 import re
+import shlex
+import sys
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -68,7 +70,44 @@ def run(*selectors: str, profile: str = "quick", seed: int = 0, jobs: int = 1, e
                              task_filter=task, timeout_s=timeout_s, selectors=list(selectors), progress=False,
                              report=report and out is not None)
         records = read_records(outcome.records_path)
-    return Results(records, path=outcome.records_path if out is not None else None)
+    return Results([_runnable_repro(r) for r in records], path=outcome.records_path if out is not None else None)
+
+
+def _main_script() -> str | None:
+    """The file run as ``python FILE`` (None in a notebook or an interactive interpreter, whose
+    ``__main__`` is no file a shell command could load)."""
+    f = getattr(sys.modules.get("__main__"), "__file__", None)
+    return f if isinstance(f, str) and f.endswith(".py") and Path(f).is_file() else None
+
+
+def notebook_repro(claim_id: str, task: str | None, profile: str, seed: int) -> str:
+    """How to rerun a claim declared in a notebook: a call that runs in the notebook as printed, and, for a
+    shell, the cell saved to a file (a command naming ``module:__main__`` would load no claim)."""
+    args = [repr(claim_id)] + ([f"task={task!r}"] if task else []) + [f"profile={profile!r}", f"seed={seed}"]
+    shell = shlex.join(["verify", "--no-builtin", "run", "claims.py", claim_id, *(["--task", task] if task else []),
+                        "--profile", profile, "--seed", str(seed)])
+    return (f"verify.check({', '.join(args)})    # in this notebook; from a shell, save the claim's cell (with its "
+            f"imports) as claims.py, then: {shell}")
+
+
+def _runnable_repro(rec: dict) -> dict:
+    """A result of a claim declared in ``__main__`` with a reproduce line that runs as printed: the script's
+    path for ``python FILE``, a ``verify.check`` call for a notebook."""
+    repro = rec.get("repro")
+    if rec.get("type") != "result" or not isinstance(repro, str) or "module:__main__" not in repro:
+        return rec
+    script = _main_script()
+    if script:
+        fixed = repro.replace("module:__main__", shlex.quote(script), 1)
+    else:
+        fixed = notebook_repro(str(rec.get("claim")), rec.get("task_id"), str(rec.get("profile") or "quick"),
+                               _run_seed(repro))
+    return {**rec, "repro": fixed}
+
+
+def _run_seed(repro: str) -> int:
+    m = re.search(r"--seed (\d+)", repro)
+    return int(m.group(1)) if m else 0
 
 
 def check(claim_id: str, *, profile: str = "quick", seed: int = 0, task: str | None = None,
@@ -79,7 +118,11 @@ def check(claim_id: str, *, profile: str = "quick", seed: int = 0, task: str | N
     claims = _claims_for([claim_id])
     if not any(c.id == claim_id for c in claims):
         raise UsageError(f"unknown claim {claim_id!r}")
-    return run(_exact(claim_id), profile=profile, seed=seed, task=task, timeout_s=timeout_s)
+    res = run(_exact(claim_id), profile=profile, seed=seed, task=task, timeout_s=timeout_s)
+    off = [r for r in res.results(claim_id) if not r.get("as_expected", True) and r.get("repro")]
+    if off:  # the command to rerun what went wrong, as it runs where this call ran
+        print(f"{claim_id}: {len(off)} fixture(s) not as expected; rerun the first with:\n  {off[0]['repro']}")
+    return res
 
 
 def _exact(claim_id: str) -> str:

@@ -640,6 +640,30 @@ def claim(cid: str, *, kind: str, statement: str, hypotheses: Sequence[Hypothesi
     return wrap
 
 
+# The reason of an item registered but not yet encoded (``verify init`` writes it): it is work to do, not a
+# finding that the item cannot be checked, and coverage counts it apart (``verify.coverage``).
+NOT_YET_ENCODED = "not yet encoded"
+
+
+def declare_amended(cid: str, *, fidelity: str | None = None, fidelity_note: str = "", no_room: str = "",
+                    cannot_fail: str = "", registry: Registry | None = None) -> Claim:
+    """Declare the fidelity fields of the amended claim ``cid`` that an erratum registered, where they differ
+    from the printed claim's (``erratum(amended=...)`` gives the amended claim the printed one's): an
+    amendment that holds by construction is ``definitional`` although its printed claim was faithful. A field
+    not given keeps the printed claim's value; values are validated as :func:`claim` validates them."""
+    import dataclasses
+
+    reg = registry if registry is not None else REGISTRY
+    c = reg[cid]
+    if c.variant != "amended":
+        raise UsageError(f"claim {cid!r} is not an amended claim registered by an erratum")
+    if fidelity is not None:
+        c = dataclasses.replace(c, fidelity=_validate_fidelity(cid, fidelity, fidelity_note), fidelity_note=fidelity_note)
+    c = dataclasses.replace(c, no_room=no_room or c.no_room, cannot_fail=cannot_fail or c.cannot_fail)
+    reg.claims[cid] = c
+    return c
+
+
 def not_checkable(cid: str, *, kind: str, statement: str, reason: str, uses: Sequence[str] = (),
                   paper: str | None = None, title: str = "", indirect_evidence: str = "",
                   hypotheses: Sequence[Hypothesis] = (), tags: Sequence[str] = (),

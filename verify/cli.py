@@ -11,8 +11,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import shutil
 import sys
 import traceback
+from pathlib import Path
 
 from . import settings as S
 from .errors import UsageError
@@ -46,7 +49,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="claim ids, globs (lyu2021.thm4.*), papers, or claim files (.py); none = everything")
     r.add_argument("--profile", default="standard", help="quick | standard | thorough (default standard)")
     r.add_argument("--out", default="reports/latest", help="output directory (default reports/latest)")
-    r.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="local worker processes")
+    r.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                   help=f"local worker processes (default: the number of CPUs, {os.cpu_count() or 1} here)")
     r.add_argument("--seed", type=int, default=0, help="run seed; the same seed gives the same fixtures")
     r.add_argument("--baseline", help="records file to compare against; exit 1 on a regression")
     r.add_argument("--executor", default="pool", help="inprocess | pool | dask")
@@ -73,6 +77,9 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("new")
 
     _hunt_parser(sub, common)
+
+    from .init import add_parser as _init_parser  # verify init: a claim file from a paper's numbered items
+    _init_parser(sub, common)
 
     e = sub.add_parser("errata", parents=[common], help="a paper's errata summary in Markdown (for a review)")
     e.add_argument("paper")
@@ -115,7 +122,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         extra = f"  erratum: {c.erratum.kind}" if c.erratum else ("  derived" if c.derived else "")
         print(f"{c.id:40s} {c.kind:12s} {mark}{extra}")
     checkable = [c for c in claims if c.checkable]
-    print(f"{len(claims)} claims, {len(checkable)} checkable, "
+    print(f"{plural(len(claims), 'claim')}, {len(checkable)} checkable, "
           f"{sum(1 for c in checkable if not c.powered_controls)} without a powered negative control")
     return 0
 
@@ -140,14 +147,63 @@ def cmd_run(args: argparse.Namespace) -> int:
     return outcome.exit_code
 
 
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def verify_command() -> str:
+    """How to call this program again as the user did: ``verify`` when that is on PATH, else the path of
+    the script that runs now (``.venv/bin/verify`` while the virtual environment is not active)."""
+    argv0 = sys.argv[0] if sys.argv else ""
+    if Path(argv0).name != "verify":  # python -m verify, a test harness: the records' own form
+        return "verify"
+    here = Path(argv0).resolve()
+    on_path = shutil.which("verify")
+    if on_path and Path(on_path).resolve() == here:
+        return "verify"
+    try:
+        return str(here.relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(here)
+
+
+def runnable(command: str) -> str:
+    """A printed ``verify ...`` command with the program as this shell can call it."""
+    cmd = verify_command()
+    return cmd + command[len("verify"):] if command.startswith("verify ") and cmd != "verify" else command
+
+
+def paper_line(counts: dict) -> str:
+    """One paper's counts in words: statuses (fully verified among the verified, not beside them), verified
+    claims by fidelity, the marks, hypotheses shown necessary, errata by slip, and unexpected claims."""
+    statuses = [k for k in S.STATUSES if k != S.FULLY_VERIFIED and counts.get(k)]
+    parts = []
+    for k in statuses:
+        n = counts[k]
+        if k == S.VERIFIED:
+            fid = ", ".join(f"{counts[f'verified {f}']} {f}" for f in (*S.FIDELITIES, S.UNDECLARED)
+                            if counts.get(f"verified {f}"))
+            parts.append(f"{n} verified ({counts.get(S.FULLY_VERIFIED, 0)} fully; {fid})")
+        else:
+            parts.append(f"{n} {k}")
+    out = ", ".join(parts)
+    marks = [f"{counts[k]} {k}" for k in (S.LOOSE, S.CANNOT_FAIL) if counts.get(k)]
+    if counts.get("hypotheses broken"):
+        marks.append(f"hypotheses shown necessary {counts.get('hypotheses shown necessary', 0)} of "
+                     f"{counts['hypotheses broken']} broken")
+    if counts.get("statements affected"):
+        marks.append(f"errata: {counts.get('independent slips', 0)} independent slips, "
+                     f"{counts['statements affected']} statements affected")
+    if counts.get(S.UNEXPECTED):
+        marks.append(f"{plural(counts[S.UNEXPECTED], 'claim')} not as expected")
+    return out + "".join(f"; {m}" for m in marks)
+
+
 def _print_summary(outcome) -> None:
     from .verdicts import display_status, paper_counts
 
     for paper, counts in paper_counts(outcome.statuses).items():
-        marks = {S.LOOSE, S.UNEXPECTED}
-        parts = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()) if k not in marks)
-        extra = "".join(f"; {counts[k]} {k}" for k in (S.UNEXPECTED, S.LOOSE) if counts.get(k))
-        print(f"{paper}: {parts}{extra}")
+        print(f"{paper}: {paper_line(counts)}")
     by_claim: dict[str, list[dict]] = {}
     for r in outcome.results:
         by_claim.setdefault(r["claim"], []).append(r)
@@ -161,11 +217,12 @@ def _print_summary(outcome) -> None:
                 why = f" — {r['reason']}" if r.get("reason") else ""
                 print(f"  {r['fixture_kind']} fixture {r['label']} [{r['task_id']}]: {r['verdict']}"
                       f" (expected {'/'.join(r['expected'])}){why}"[:400])
-                print(f"    rerun: {r['repro']}")
+                print(f"    rerun: {runnable(r['repro'])}")
     for reg in outcome.regressions:
         print(f"REGRESSION {reg}")
     n_bad = sum(1 for st in outcome.statuses.values() if not st["as_expected"])
-    print(f"{len(outcome.results)} fixtures run; {len(outcome.statuses)} claims; {n_bad} unexpected; "
+    print(f"{plural(len(outcome.results), 'fixture')} run; {plural(len(outcome.statuses), 'claim')}; "
+          f"{plural(n_bad, 'claim')} not as expected; "
           f"records: {outcome.records_path}" + (f"; report: {outcome.report_path}" if outcome.report_path else ""))
 
 
@@ -232,7 +289,8 @@ def _hunt_parser(sub, common: argparse.ArgumentParser) -> None:
                                       "at thorough; with --replay, the profile recorded in the file)")
     h.add_argument("--seed", type=int, default=0, help="hunt seed; the same seed replays the same search")
     h.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
-                   help="local worker processes (more workers than claims hunt each claim from several seeds)")
+                   help=f"local worker processes (default: the number of CPUs, {os.cpu_count() or 1} here; more "
+                        "workers than claims hunt each claim from several seeds)")
     h.add_argument("--executor", default="pool", help="inprocess | pool | dask")
     h.add_argument("--scheduler", help="Dask scheduler address for --executor dask")
     h.add_argument("--random-only", action="store_true",
@@ -241,6 +299,20 @@ def _hunt_parser(sub, common: argparse.ArgumentParser) -> None:
                                                    "exit 1 while it still refutes")
     h.add_argument("--no-report", action="store_true", help="skip the HTML report")
     h.add_argument("--quiet", action="store_true", help="print only the summary line")
+    h.add_argument("--all", action="store_true", help="with no selector: hunt every checkable claim without asking")
+
+
+def _confirm_hunt_all(claims: list, budget: float) -> None:
+    """``verify hunt`` with no selector hunts everything: say how much that is and ask (or want --all)."""
+    n = sum(1 for c in claims if c.checkable)
+    total = n * budget
+    what = (f"verify hunt with no selector hunts every checkable claim: {plural(n, 'claim')} at {budget:g} s "
+            f"each, up to {total / 3600:.1f} h of search in all ({total:.0f} s; fewer with more --jobs)")
+    if not sys.stdin.isatty():
+        raise UsageError(what + ". Name claims, a paper or a file, or pass --all to hunt them all")
+    print(what + ".", file=sys.stderr)
+    if input("Hunt them all? [y/N] ").strip().lower() not in ("y", "yes"):
+        raise UsageError("not hunting: name claims, a paper or a file (or pass --all)")
 
 
 def cmd_hunt(args: argparse.Namespace) -> int:
@@ -255,6 +327,8 @@ def cmd_hunt(args: argparse.Namespace) -> int:
         return replay(args.replay, profile=args.profile, builtin=not args.no_builtin)
     selectors, from_files = _load(args.selectors, not args.no_builtin)
     claims = REGISTRY.select(selectors) if selectors or not from_files else [REGISTRY[c] for c in from_files]
+    if not args.selectors and not args.all:
+        _confirm_hunt_all(claims, args.budget)
     kinds = (S.RANDOM,) if args.random_only else (S.RANDOM, S.ADVERSARIAL)
     outcome = hunt(claims, budget_s=args.budget, out_dir=args.out, profile=args.profile or "quick", seed=args.seed,
                    jobs=args.jobs, executor=args.executor, scheduler=args.scheduler, kinds=kinds,
@@ -269,16 +343,35 @@ def cmd_hunt(args: argparse.Namespace) -> int:
     return outcome.exit_code
 
 
+def _cmd_init(args: argparse.Namespace) -> int:
+    from .init import command
+
+    return command(args)
+
+
+def _did_you_mean(message: str) -> str:
+    """For a selector that matches no registered claim: the closest registered ids, if any are close."""
+    import difflib
+
+    from .claims import REGISTRY
+
+    m = re.search(r"'([^']+)'[^']*matches no registered claim", message)
+    if not m:
+        return ""
+    close = difflib.get_close_matches(m.group(1), [c.id for c in REGISTRY], n=3, cutoff=0.75)
+    return f" (did you mean {' or '.join(close)}?)" if close else ""
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     handlers = {"list": cmd_list, "run": cmd_run, "show": cmd_show, "report": cmd_report, "diff": cmd_diff,
-                "errata": cmd_errata, "hunt": cmd_hunt}
+                "errata": cmd_errata, "hunt": cmd_hunt, "init": _cmd_init}
     try:
         return handlers[args.cmd](args)
     except UsageError as exc:
         if args.debug:
             traceback.print_exc()
-        print(f"verify: error: {exc}", file=sys.stderr)
+        print(f"verify: error: {exc}{_did_you_mean(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("verify: interrupted", file=sys.stderr)

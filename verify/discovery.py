@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import pkgutil
@@ -66,6 +67,10 @@ def load_file(path: str | Path, registry: Registry = REGISTRY) -> list[str]:
     module = importlib.util.module_from_spec(spec)
     sys.modules[mod_name] = module
     registry.current_source = str(p)
+    # The file's directory first on sys.path while it loads, as `python FILE` would have it, so that it
+    # can import its sibling modules; taken off again so that it shadows nothing afterwards (a sibling
+    # imported at load time stays in sys.modules for the checks).
+    sys.path.insert(0, str(p.parent))
     try:
         spec.loader.exec_module(module)
     except Exception as exc:
@@ -75,6 +80,8 @@ def load_file(path: str | Path, registry: Registry = REGISTRY) -> list[str]:
         raise UsageError(_describe_import_error(str(path), exc)) from exc
     finally:
         registry.current_source = ""
+        with contextlib.suppress(ValueError):  # the file may have taken it off itself
+            sys.path.remove(str(p.parent))
     if str(p) not in _loaded_sources:
         _loaded_sources.append(str(p))
     return sorted(set(registry.claims) - before)

@@ -30,6 +30,7 @@ outcomes of chaotic dynamics that the claim's own judgement already covers).
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -88,6 +89,8 @@ class Comparison:
     required: bool = True
     room: float | None = None
     rate: bool = False
+    pins: list | None = None
+    pinned: bool = False
 
     @property
     def empty(self) -> bool:
@@ -100,6 +103,7 @@ class Comparison:
             "predicted": self.predicted, "tolerance": self.tolerance, "holds": self.holds,
             "slack": self.slack, "detail": self.detail, "role": self.role, "depends": self.depends,
             "count": self.count, "required": self.required, "room": self.room, "rate": self.rate,
+            "pins": self.pins, "pinned": self.pinned,
         })
 
 
@@ -336,6 +340,17 @@ class Evidence:
         return "; ".join(c.name if c.relation == "true" else f"{c.name}: {_fmt(c.measured)} > {_fmt(c.predicted)}"
                          for c in bad)
 
+    @inconclusive_reason.setter
+    def inconclusive_reason(self, reason: str | None) -> None:
+        """API 0.1 form (a plain attribute until 0.2): kept working for claim files written against it.
+        Assigning a reason records a failed validity entry, as :meth:`inconclusive` does; assigning None
+        (clearing) records nothing, since a failed validity entry is never withdrawn."""
+        warnings.warn("assigning Evidence.inconclusive_reason is deprecated since verify 0.2: call "
+                      "ev.inconclusive(reason) (or ev.valid(name, condition)) instead", DeprecationWarning,
+                      stacklevel=2)
+        if reason:
+            self.valid(str(reason), False)
+
     # -- other content -----------------------------------------------------------------------
     def record(self, **quantities: Any) -> None:
         """Store measured quantities: shown in the report and tracked by the baseline diff at the
@@ -418,9 +433,10 @@ class Evidence:
 
     @property
     def rate_checked(self) -> bool:
-        """Whether a companion rate check (a fitted exponent against the printed one, ``judge_slope``)
-        passed: it carries the strength a bound with much room lacks."""
-        return any(c.rate and c.holds for c in self.conclusions)
+        """Whether a companion rate check pinned a printed exponent here (``judge_slope`` passing two-sided,
+        or one-sided within its tolerance of the printed exponent): it carries the strength a bound with
+        much room lacks. A one-sided rate check far from the printed exponent pins nothing."""
+        return any(c.rate and c.holds and c.pinned for c in self.conclusions)
 
     def to_dict(self) -> dict:
         verdict, reason = self.outcome

@@ -35,7 +35,9 @@ def clopper_pearson(successes: int, trials: int, confidence: float = 0.95) -> tu
 
 
 def judge_binomial(name: str, successes: int, trials: int, p_claimed: float, *, undecided: int = 0,
-                   confidence: float = 0.95, relation: str = ">=", evidence: Evidence | None = None) -> Evidence:
+                   confidence: float = 0.95, relation: str = ">=", evidence: Evidence | None = None,
+                   covariate: tuple[Sequence[bool], Sequence[bool]] | None = None,
+                   covariate_name: str = "covariate") -> Evidence:
     """Judge ``P(event) >= p_claimed`` (or ``<=``) from ``successes`` out of ``trials`` decided seeds.
 
     ``undecided`` seeds (the run could not tell success from failure) are reported and counted
@@ -43,6 +45,11 @@ def judge_binomial(name: str, successes: int, trials: int, p_claimed: float, *, 
     failures. The claim holds or is refuted only when both agree; when the undecided seeds could
     flip the verdict there are too many of them and the judgement is inconclusive. The slack is the
     distance from the interval's far end to the claimed value.
+
+    ``covariate`` = (values on the decided seeds, values on the undecided seeds) of a recorded yes/no
+    covariate (e.g. the proof's event). When the undecided seeds differ from the decided ones on it
+    (Fisher's exact test at 5%), censoring is informative: the rate among decided seeds is biased and is
+    shown as such, and only the two-way completion's interval may be quoted.
     """
     if relation not in (">=", "<="):
         raise ValueError(f"relation must be '>=' or '<=', got {relation!r}")
@@ -56,8 +63,29 @@ def judge_binomial(name: str, successes: int, trials: int, p_claimed: float, *, 
     # The two extreme completions of the undecided seeds.
     lo_w, hi_w = clopper_pearson(successes, total, confidence)               # undecided all failures
     lo_b, hi_b = clopper_pearson(successes + undecided, total, confidence)   # undecided all successes
-    ev.record(**{f"{name}: rate among decided": successes / trials if trials else float("nan"),
-                 f"{name}: CI low": lo_w, f"{name}: CI high": hi_b})
+    informative = False
+    if covariate is not None:
+        dec, und = (np.asarray(v, dtype=bool).ravel() for v in covariate)
+        if dec.size != trials or und.size != undecided:
+            raise ValueError(f"{name}: covariate has {dec.size} decided and {und.size} undecided values for "
+                             f"{trials} decided and {undecided} undecided seeds")
+        if dec.size and und.size:
+            table = [[int(dec.sum()), int(dec.size - dec.sum())], [int(und.sum()), int(und.size - und.sum())]]
+            p_value = float(stats.fisher_exact(table)[1])
+            informative = p_value < 0.05
+            ev.show(**{f"{name}: {covariate_name} share among decided": float(dec.mean()),
+                       f"{name}: {covariate_name} share among undecided": float(und.mean()),
+                       f"{name}: censoring test p-value": p_value})
+            if informative:
+                ev.note(f"{name}: the undecided seeds differ from the decided ones on {covariate_name} "
+                        f"({und.mean():.2f} vs {dec.mean():.2f}, Fisher p = {p_value:.2g}): the rate among decided "
+                        "seeds is biased; quote only the two-way completion's interval")
+    rate = successes / trials if trials else float("nan")
+    if informative:
+        ev.show(**{f"{name}: rate among decided (biased: informative censoring)": rate})
+    else:
+        ev.record(**{f"{name}: rate among decided": rate})
+    ev.record(**{f"{name}: CI low": lo_w, f"{name}: CI high": hi_b})
     detail = (f"{successes}/{trials} decided" + (f", {undecided} undecided" if undecided else "")
               + f", {confidence:.0%} CI [{lo_w:.4f}, {hi_b:.4f}]")
     if relation == ">=":
@@ -204,42 +232,147 @@ def judge_trend(name: str, scales: Sequence[float], errors: Sequence[float], tol
     return ev
 
 
+MAX_SPANS = 10.0   # judge_slope: how many fitted windows (in log x) a drifting local slope may still need
+
+
+def _local_slopes(lx: np.ndarray, ly: np.ndarray) -> np.ndarray:
+    """Slopes between consecutive points on the log-log scale."""
+    return np.diff(ly) / np.diff(lx)
+
+
+def _fit(lx: np.ndarray, ly: np.ndarray) -> tuple[float, float, np.ndarray]:
+    """Least-squares slope, its standard error and the fitted values of ``ly = slope * lx + c``."""
+    A = np.vstack([lx, np.ones_like(lx)]).T
+    coef, *_ = np.linalg.lstsq(A, ly, rcond=None)
+    dof = lx.size - 2
+    resid = ly - A @ coef
+    se = (float(math.sqrt(float(resid @ resid) / dof / float(((lx - lx.mean()) ** 2).sum())))
+          if dof > 0 else float("nan"))
+    return float(coef[0]), se, A @ coef
+
+
+def _drift(lx: np.ndarray, ly: np.ndarray) -> tuple[float, float]:
+    """How much the local slope changes across the window, and the uncertainty of that change.
+
+    A quadratic fit ``ly = a + b u + c u^2`` (``u`` centred log x) has local slope ``b + 2 c u``, so the
+    slope drifts by ``2 c (u_max - u_min)`` over the window; its standard error comes from the fit's
+    residuals (zero for three points, where the quadratic interpolates)."""
+    u = lx - lx.mean()
+    A = np.vstack([u * u, u, np.ones_like(u)]).T
+    coef, *_ = np.linalg.lstsq(A, ly, rcond=None)
+    span = float(u.max() - u.min())
+    dof = u.size - 3
+    se_c = 0.0
+    if dof > 0:
+        resid = ly - A @ coef
+        cov = float(resid @ resid) / dof * np.linalg.pinv(A.T @ A)
+        se_c = float(math.sqrt(max(cov[0, 0], 0.0)))
+    return 2 * float(coef[0]) * span, 2 * se_c * span
+
+
+def _settled(lx: np.ndarray, ly: np.ndarray, atol: float) -> bool:
+    """Local slopes have settled when their drift across the window is within twice its uncertainty, or
+    within a tenth of the comparison's tolerance."""
+    drift, se = _drift(lx, ly)
+    return abs(drift) <= max(2 * se, atol / 10)
+
+
 def judge_slope(name: str, x: Sequence[float], y: Sequence[float], *, predicted: float, relation: str = "==",
                 atol: float = 0.1, evidence: Evidence | None = None, xlabel: str = "x", ylabel: str = "y",
-                plot: bool = True) -> Evidence:
+                plot: bool = True, pins: Sequence[str] | None = None, window: str = "all") -> Evidence:
     """Fit ``log y = slope * log x + c`` and compare the slope with the printed exponent.
 
     ``relation`` ``"=="`` (within ``atol``), ``"<="`` or ``">="`` (a rate at least as fast as printed).
     The fit's standard error is recorded; a fit on fewer than three points or on non-positive values
-    is inconclusive. This is the companion check that makes a loose bound's rate falsifiable.
+    is inconclusive.
+
+    **Regime.** A rate is an asymptotic statement, so a failing fit refutes only when the local slopes
+    (between consecutive points) have settled over the window: their drift is within twice the fit's
+    standard error (or a tenth of ``atol``). When they still drift toward the printed exponent the window is
+    *not yet asymptotic*: inconclusive, with the drift and the horizon at which the local slope, drifting
+    on as it does, would reach the tolerance, provided that horizon lies within ``MAX_SPANS`` windows (in
+    log x) of the last point; a drift too slow to close the gap by then does not save the fit. ``window="auto"`` fits the longest tail of the series whose
+    local slopes have settled (at least three points), so a longer series can carry its own transient.
+
+    **Pinning.** A passing two-sided check, or a one-sided check that lies within ``atol`` of the printed
+    exponent, *pins* that exponent; ``pins`` names the bound comparisons of the same evidence whose
+    looseness it answers for (None: every bound of this evidence). A one-sided check far from the printed
+    exponent (1.85 against "at least 1") pins nothing: it is shown, and exempts no bound from "loose".
     """
     ev = evidence if evidence is not None else Evidence()
+    if relation not in ("==", "<=", ">="):
+        raise ValueError(f"relation must be '==', '<=' or '>=', got {relation!r}")
+    if window not in ("all", "auto"):
+        raise ValueError(f"window must be 'all' or 'auto', got {window!r}")
     xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if xs.size != ys.size or xs.size < 3:
         return ev.inconclusive(f"{name}: need at least three points for a slope, got {xs.size}")
-    if not (np.all(xs > 0) and np.all(ys > 0) and np.all(np.isfinite(ys))):
+    if not (np.all(xs > 0) and np.all(ys > 0) and np.all(np.isfinite(ys)) and np.all(np.isfinite(xs))):
         return ev.inconclusive(f"{name}: a log-log slope needs positive finite values")
+    order = np.argsort(xs, kind="stable")
+    xs, ys = xs[order], ys[order]
     lx, ly = np.log(xs), np.log(ys)
-    A = np.vstack([lx, np.ones_like(lx)]).T
-    coef, res, *_ = np.linalg.lstsq(A, ly, rcond=None)
-    slope = float(coef[0])
-    dof = xs.size - 2
-    resid = ly - A @ coef
-    se = float(math.sqrt(float(resid @ resid) / dof / float(((lx - lx.mean()) ** 2).sum()))) if dof > 0 else float("nan")
+    start = 0
+    if window == "auto":
+        for k in range(0, xs.size - 2):
+            if _settled(lx[k:], ly[k:], atol):
+                start = k
+                break
+        else:
+            start = xs.size - 3
+    fx, fy = lx[start:], ly[start:]
+    slope, se, fitted = _fit(fx, fy)
+    local = _local_slopes(fx, fy)
+    drift, drift_se = _drift(fx, fy)
+    settled = _settled(fx, fy, atol)
+    # the local slope at the window's two ends, as the quadratic fit has it (robust to noise between points)
+    first, last = (slope - drift / 2, slope + drift / 2)
     # The slope is compared at a tenth of its tolerance; its standard error describes the fit and is shown.
     ev.track(f"{name}: fitted slope", slope, rtol=1e-6, atol=atol / 10)
-    ev.show(**{f"{name}: slope standard error": se})
-    detail = f"fitted {slope:.3f} +- {se:.2g} over {xs.size} points"
+    ev.show(**{f"{name}: slope standard error": se, f"{name}: local slopes": local,
+               f"{name}: local-slope drift": drift, f"{name}: local-slope drift uncertainty": drift_se})
+    if start:
+        ev.record(**{f"{name}: fitted window starts at {xlabel or 'x'}": float(xs[start])})
+    detail = (f"fitted {slope:.3f} +- {se:.2g} over {fx.size} points"
+              + (f" (the tail from {xs[start]:.3g})" if start else "")
+              + f"; local slope drifts {drift:+.3f} +- {drift_se:.2g} across it")
+    if relation == "==":
+        fails = abs(slope - predicted) > atol
+        toward = abs(last - predicted) < abs(first - predicted)
+    elif relation == "<=":
+        fails = slope > predicted + atol
+        toward = last < first
+    else:
+        fails = slope < predicted - atol
+        toward = last > first
+    # Where would the local slope reach the tolerance, drifting on at its rate per unit of log x? A drift that
+    # would need more than MAX_SPANS windows' worth of log x to close the gap is too slow to save the fit.
+    span = max(float(fx[-1] - fx[0]), 1e-300)
+    gap = (abs(last - predicted) - atol) if relation == "==" else (
+        (last - (predicted + atol)) if relation == "<=" else ((predicted - atol) - last))
+    need = gap / abs(drift / span) if drift != 0 else math.inf
+    if fails and not settled and toward and need <= MAX_SPANS * span:
+        where = f"; near {xlabel or 'x'} {xs[-1] * math.exp(min(need, 700.0)):.3g} at the drift's rate"
+        ev.show(**{f"{name}: not yet asymptotic": True})
+        ev.inconclusive(f"{name}: not yet asymptotic: fitted slope {slope:.3f} vs {relation} {predicted:g}, the local "
+                        f"slope still drifts toward it ({first:.3f} -> {last:.3f} across the window, drift "
+                        f"{drift:+.3f} +- {drift_se:.2g}){where}")
+        if plot:
+            ev.add_series(f"{name} (log-log)", np.exp(fx), {ylabel or "y": np.exp(fy)}, xlabel=xlabel, ylabel=ylabel,
+                          logx=True, logy=True)
+        return ev
     if relation == "==":
         ev.close(f"{name}: log-log slope", slope, predicted, rtol=0.0, atol=atol, detail=detail)
+        pinned = ev.comparisons[-1].holds
     elif relation == "<=":
         ev.le(f"{name}: log-log slope", slope, predicted, rtol=0.0, atol=atol, detail=detail, room=None)
-    elif relation == ">=":
-        ev.ge(f"{name}: log-log slope", slope, predicted, rtol=0.0, atol=atol, detail=detail, room=None)
+        pinned = ev.comparisons[-1].holds and abs(slope - predicted) <= atol
     else:
-        raise ValueError(f"relation must be '==', '<=' or '>=', got {relation!r}")
-    ev.comparisons[-1].rate = True      # a rate check: a bound with much room on this fixture is not loose
+        ev.ge(f"{name}: log-log slope", slope, predicted, rtol=0.0, atol=atol, detail=detail, room=None)
+        pinned = ev.comparisons[-1].holds and abs(slope - predicted) <= atol
+    c = ev.comparisons[-1]
+    c.rate, c.pinned, c.pins = True, bool(pinned), (list(pins) if pins is not None else None)
     if plot:
-        ev.add_series(f"{name} (log-log)", xs, {ylabel or "y": ys, f"fit, slope {slope:.2f}": np.exp(A @ coef)},
+        ev.add_series(f"{name} (log-log)", np.exp(fx), {ylabel or "y": np.exp(fy), f"fit, slope {slope:.2f}": np.exp(fitted)},
                       xlabel=xlabel, ylabel=ylabel, logx=True, logy=True)
     return ev

@@ -29,7 +29,7 @@ class Progress:
         if not rec.get("as_expected", True):
             self.bad += 1
         if self.bar is not None:
-            self.bar.set_postfix_str(f"unexpected: {self.bad}; last: {rec.get('claim')} {rec.get('verdict')}"[:80],
+            self.bar.set_postfix_str(f"fixtures not as expected: {self.bad}; last: {rec.get('claim')} {rec.get('verdict')}"[:96],
                                      refresh=False)
             self.bar.update(1)
             if self.done >= self.total:

@@ -85,8 +85,11 @@ def results_text(c: Claim, records: list[dict], where: Path) -> list[str]:
     out = [f"latest results, from {where}:"]
     for rid in run_ids:
         run = next((r for r in runs if r.get("run_id") == rid), {})
-        bits = [f"{k} {run[k]}" for k in ("profile", "seed", "executor", "host", "commit", "started") if run.get(k)]
-        out.append(f"  run {rid}: " + ", ".join(bits))
+        if not run and not rid and len(runs) == 1:  # a hunt's fixtures carry no run id: the file's one run line
+            run = runs[0]
+        bits = [f"{k} {run[k]}" for k in ("command", "profile", "seed", "executor", "host", "commit", "started")
+                if run.get(k)]
+        out.append(f"  run {rid or run.get('run_id') or '(no run id)'}: " + ", ".join(bits))
     claims.setdefault(c.id, c.describe())
     st = aggregate(claims.values(), results)[c.id]  # over every claim: "fully verified" needs its uses
     nc = st["negative_controls"]
@@ -111,8 +114,32 @@ def results_text(c: Claim, records: list[dict], where: Path) -> list[str]:
                 role = "validity" if comp.get("role") == "validity" else "fails"
                 out.append(f"         {role}: {comp.get('name')}: measured {_fmt(comp.get('measured'))} "
                            f"{comp.get('relation')} {_fmt(comp.get('predicted'))}")
+        if isinstance(r.get("hunt"), dict):
+            out += hunt_lines(r["hunt"])
         if not r.get("as_expected", True) and r.get("repro"):
             out.append(f"         rerun: {r['repro']}")
+    return out
+
+
+def hunt_lines(h: dict) -> list[str]:
+    """How ``verify hunt`` found (or did not find) a counterexample, from a hunt record's ``hunt`` field."""
+    out = [f"         hunt: {h.get('status')}, {h.get('evaluations')} evaluation(s) in {_fmt(h.get('spent_s'))} s"
+           + (f", stopped: {h['stopped']}" if h.get("stopped") else "")]
+    f = h.get("found")
+    if isinstance(f, dict):
+        first, shrunk = f.get("first") or {}, f.get("shrunk") or {}
+        out.append(f"         found by {h.get('found_by') or '?'} ({f.get('phase') or '?'} phase) after "
+                   f"{f.get('evaluations_to_first')} evaluation(s), {_fmt(f.get('seconds_to_first'))} s: "
+                   f"{first.get('fixture')} (slack {_fmt(first.get('slack'))})")
+        out.append(f"         shrunk in {f.get('shrink_steps')} step(s) to {shrunk.get('fixture')} "
+                   f"(slack {_fmt(shrunk.get('slack'))}): {shrunk.get('reason') or ''}")
+    c = h.get("confirmation")
+    if isinstance(c, dict):
+        parts = [f"{k} {(c.get(k) or {}).get('verdict')}" for k in ("replay", "careful") if isinstance(c.get(k), dict)]
+        nb = c.get("neighbourhood") or {}
+        if nb:
+            parts.append(f"{nb.get('refuted')} of {nb.get('tried')} neighbours refuted")
+        out.append(f"         confirmed: {'yes' if c.get('confirmed') else 'no'} ({', '.join(parts)})")
     return out
 
 

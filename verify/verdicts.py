@@ -5,9 +5,11 @@ none re-derives a verdict. The rules, in the order they are applied (the README 
 
 Fixture verdict (one claim on one fixture)
 
-1. the check crashed                              -> error (vacuous if the hypotheses were unmet)
+1. the check crashed                              -> error (vacuous, labelled crashed, if a hypothesis was unmet)
 2. the time limit ran out                         -> inconclusive
-3. a hypothesis is unmet                          -> vacuous (the conclusion is not judged)
+3. a hypothesis is unmet                          -> vacuous; the conclusion is still evaluated there (a probe,
+                                                     :func:`probe_outcome`), which changes no verdict
+4a. a conclusion compares a NaN or an infinity    -> error (unless it rests on a failed validity entry)
 4. a conclusion fails decisively: it failed, and either it is independent of the computation's
    validity or every validity entry holds         -> refuted (whatever else is inconclusive)
 5. a validity entry fails                         -> inconclusive (its dependent failures included)
@@ -21,17 +23,23 @@ Claim status (over its fixtures; "positive" = random and adversarial fixtures)
 2. any fixture errored                            -> error
 3. a positive fixture refuted                     -> refuted
 4. a negative control not caught (a mutated conclusion must be refuted; a broken hypothesis must
-   be vacuous or refuted)                         -> control failed
+   be vacuous or refuted, without crashing)       -> control failed
 5. a positive fixture inconclusive, or none ran   -> inconclusive
 6. every positive fixture vacuous                 -> vacuous
 7. no mutated-conclusion control was refuted by the check (power not shown) -> unguarded
-8. otherwise                                      -> verified; "fully verified" when every claim it
-   uses is verified too, and "loose" when its tightest passing comparison had more than
-   ``settings.LOOSE_ROOM`` room on a fixture where no companion rate check (``judge_slope``) passed.
+8. otherwise                                      -> verified; "fully verified" when it is declared faithful,
+   does not carry the mark "cannot fail here", and every claim it uses is fully verified too.
+
+Marks beside the status: "loose" when a conclusion on a printed bound or constant had more than
+``settings.LOOSE_ROOM`` room on every fixture that judged it and no rate check pinned its printed
+exponent (judged per conclusion); "cannot fail here" when the printed conclusion held on every fixture
+of the run (positive fixtures and probes). Per claim: hypotheses shown necessary (a probe failed the
+conclusion) out of those broken.
 
 A claim's outcome is as expected when its status is ``verified`` (or its recorded expectation) and,
-for an expected refutation, its negative controls were still caught. Exit code: 0 when every claim
-is as expected and no regression was found, else 1.
+for an expected refutation, its negative controls were still caught; a verified claim marked "cannot fail
+here" is as expected only when declared definitional or acknowledged (``cannot_fail``). Exit code: 0 when
+every claim is as expected and no regression was found, else 1.
 """
 
 from __future__ import annotations
@@ -151,15 +159,66 @@ def expected_verdicts(kind: str, mutation: str | None, expect: Iterable[str] | N
 # Claims
 
 
-def _room(r: dict) -> float | None:
-    ev = r.get("evidence") or {}
-    x = ev.get("tightest_room")
+def _conclusion_rooms(passed: list[dict]) -> tuple[dict[str, float], set[str]]:
+    """Per conclusion on a printed bound or constant (by name), its smallest room over the passing positive
+    fixtures that judged it, and the names that a rate check pinning its printed exponent answers for
+    (``pins`` not given: every bound of the same evidence)."""
+    rooms: dict[str, float] = {}
+    pinned: set[str] = set()
+    for r in passed:
+        ev = r.get("evidence") or {}
+        comps = ev.get("comparisons")
+        if comps is None:  # a record without its comparisons: its tightest room stands for them
+            x = _num(ev.get("tightest_room"))
+            if x is not None:
+                key = "(tightest, rate-checked)" if ev.get("rate_checked") else "(tightest)"
+                rooms[key] = min(rooms.get(key, math.inf), x)
+                if ev.get("rate_checked"):
+                    pinned.add(key)
+            continue
+        for c in comps:
+            if c.get("role", "conclusion") != "conclusion" or not c.get("holds"):
+                continue
+            if c.get("rate"):
+                if c.get("pinned"):
+                    pins = c.get("pins")
+                    pinned.update(pins if pins is not None else (d["name"] for d in comps if not d.get("rate")))
+                continue
+            x = _num(c.get("room"))
+            if x is not None and c.get("count") != 0:
+                rooms[c["name"]] = min(rooms.get(c["name"], math.inf), x)
+    return rooms, pinned
+
+
+def _num(x) -> float | None:
     if x is None:
         return None
     try:
-        return float(x)
+        v = float(x)
     except (TypeError, ValueError):
         return None
+    return None if math.isnan(v) else v
+
+
+def _hypothesis_effects(results: list[dict]) -> tuple[list[str], list[str], dict[str, int]]:
+    """Hypotheses broken on some fixture, those shown necessary (a probe there on which the printed
+    conclusion failed), and the probes' outcomes counted."""
+    broken: list[str] = []
+    necessary: list[str] = []
+    probes: Counter = Counter()
+    for r in results:
+        unmet = r.get("unmet") or [h["name"] for h in r.get("hypotheses") or [] if not h.get("holds", True)]
+        if not unmet:
+            continue
+        probe = r.get("probe")
+        if probe:
+            probes[probe] += 1
+        for h in unmet:
+            if h not in broken:
+                broken.append(h)
+            if probe == S.PROBE_FAILED and h not in necessary:
+                necessary.append(h)
+    return broken, necessary, dict(probes)
 
 
 def claim_status(claim: dict, results: list[dict]) -> dict:
@@ -167,7 +226,9 @@ def claim_status(claim: dict, results: list[dict]) -> dict:
     counts = Counter(r["verdict"] for r in results)
     neg = [r for r in results if r["fixture_kind"] == S.NEGATIVE]
     pos = [r for r in results if r["fixture_kind"] != S.NEGATIVE]
-    caught = sum(1 for r in neg if r["verdict"] in r["expected"])
+    # A control whose check crashed off its hypotheses is vacuous, but it caught nothing.
+    crashed = sum(1 for r in neg if r.get("crashed"))
+    caught = sum(1 for r in neg if r["verdict"] in r["expected"] and not r.get("crashed"))
     powered = sum(1 for r in neg if r.get("mutation") and r["verdict"] == S.REFUTED)
     if not claim.get("checkable", True):
         status = S.NOT_CHECKABLE
@@ -191,33 +252,51 @@ def claim_status(claim: dict, results: list[dict]) -> dict:
     else:
         status = S.VERIFIED
     expected = claim.get("expected")
+    fidelity = claim.get("fidelity") or S.UNDECLARED
+    broken, necessary, probes = _hypothesis_effects(results)
+    # The printed conclusion held on every fixture of the run: positive fixtures and every probe.
+    cannot_fail = status == S.VERIFIED and not probes.get(S.PROBE_FAILED)
+    acknowledged = claim.get("cannot_fail") or None
     if status in (S.NOT_CHECKABLE, S.NOT_RUN):
         as_expected = True
     elif status == S.VERIFIED:
         # A claim recorded as inconclusive (a horizon beyond budget) that verifies is good news, not a
-        # failure; a recorded refutation that vanishes is news to look at.
-        as_expected = expected in (None, S.ST_INCONCLUSIVE)
+        # failure; a recorded refutation that vanishes is news to look at. A claim that cannot fail here is
+        # looked at by its author: declared definitional, or acknowledged with a reason.
+        as_expected = expected in (None, S.ST_INCONCLUSIVE) and (
+            not cannot_fail or fidelity == S.DEFINITIONAL or bool(acknowledged))
     else:
         as_expected = expected == status
-    unexpected = [r for r in results if not r.get("as_expected", True)]
+    unexpected = [r for r in results if not r.get("as_expected", True) or (
+        r["fixture_kind"] == S.NEGATIVE and r.get("crashed"))]
     if expected == S.ST_REFUTED and status == S.ST_REFUTED:
         unexpected = [r for r in unexpected if r["verdict"] != S.REFUTED]
         if caught < len(neg) or any(r["verdict"] == S.ERROR for r in results):
             as_expected = False
     passed = [r for r in pos if r["verdict"] == S.PASS]
-    rooms = [x for x in (_room(r) for r in passed) if x is not None]
-    tightest = min(rooms) if rooms else None
-    # A bound that passes with much room is loose unless a companion rate check (a fitted exponent
-    # against the printed one) passed on that fixture too.
-    unrated = [x for r in passed if (x := _room(r)) is not None and x > S.LOOSE_ROOM
-               and not (r.get("evidence") or {}).get("rate_checked")]
+    rooms, pinned = _conclusion_rooms(passed)
+    tightest = min(rooms.values()) if rooms else None
+    # Loose is judged per conclusion: a bound whose smallest room exceeds LOOSE_ROOM, unless a rate check
+    # pinned its printed exponent.
+    loose_conclusions = [{"name": n, "room": x} for n, x in sorted(rooms.items())
+                         if x > S.LOOSE_ROOM and n not in pinned]
+    loose = status == S.VERIFIED and bool(loose_conclusions)
+    marks = [m for m, on in ((S.LOOSE, loose), (S.CANNOT_FAIL, cannot_fail)) if on]
+    erratum = claim.get("erratum") or None
     return {
         "id": claim["id"], "paper": claim.get("paper"), "status": status, "expected": expected,
         "as_expected": as_expected, "counts": dict(counts),
-        "negative_controls": {"total": len(neg), "caught": caught, "powered": powered},
+        "negative_controls": {"total": len(neg), "caught": caught, "powered": powered, "crashed": crashed},
         "tightest_room": tightest,
-        "loose": bool(status == S.VERIFIED and tightest is not None and tightest > S.LOOSE_ROOM and unrated),
+        "loose": loose, "loose_conclusions": loose_conclusions,
         "rate_checked": bool(passed) and all((r.get("evidence") or {}).get("rate_checked") for r in passed),
+        "fidelity": fidelity if claim.get("checkable", True) else None,
+        "fidelity_note": claim.get("fidelity_note") or None,
+        "no_room": claim.get("no_room") or None,
+        "marks": marks, "cannot_fail": acknowledged,
+        "hypotheses_broken": broken, "hypotheses_shown_necessary": necessary, "probes": probes,
+        "crashed_controls": crashed,
+        "erratum": bool(erratum), "erratum_root": (erratum or {}).get("root"),
         "vacuous_fixtures": sum(1 for r in pos if r["verdict"] == S.VACUOUS),
         "unexpected": [r["task_id"] for r in unexpected if "task_id" in r],
         "fully_verified": False,
@@ -238,7 +317,10 @@ def aggregate(claims: Iterable[dict], results: Iterable[dict]) -> dict[str, dict
         if cid in memo:
             return memo[cid]
         st = out.get(cid)
-        if st is None or st["status"] != S.VERIFIED or cid in seen:
+        # Only faithful claims, down their uses, are fully verified; a claim that cannot fail here is not.
+        if (st is None or st["status"] != S.VERIFIED or cid in seen or st.get("fidelity") != S.FAITHFUL
+                or S.CANNOT_FAIL in st.get("marks", ())):
+            memo[cid] = False
             return False
         ok = all(fully(u, seen | {cid}) for u in claims.get(cid, {}).get("uses", []))
         memo[cid] = ok
@@ -255,17 +337,30 @@ def display_status(st: dict) -> str:
 
 def paper_counts(statuses: dict[str, dict]) -> dict[str, dict[str, int]]:
     """Per paper: how many claims have each status (``fully verified`` counted apart from
-    ``verified``), plus ``loose`` (verified with more than 10x room) and ``unexpected``."""
+    ``verified``), verified claims by fidelity (``verified faithful``, ...), the marks ``loose`` and
+    ``cannot fail here``, ``unexpected``, hypotheses shown necessary out of those broken (summed over
+    claims), and errata as ``independent slips`` (an erratum without a root) and ``statements affected``
+    (every statement carrying an erratum)."""
     out: dict[str, Counter] = {}
     for st in statuses.values():
         c = out.setdefault(st["paper"] or "?", Counter())
         c[st["status"]] += 1
         if st["fully_verified"]:
             c[S.FULLY_VERIFIED] += 1
+        if st["status"] == S.VERIFIED:
+            c[f"verified {st.get('fidelity') or S.UNDECLARED}"] += 1
         if st.get("loose"):
             c[S.LOOSE] += 1
+        if S.CANNOT_FAIL in st.get("marks", ()):
+            c[S.CANNOT_FAIL] += 1
         if not st.get("as_expected", True):
             c[S.UNEXPECTED] += 1
+        c["hypotheses broken"] += len(st.get("hypotheses_broken") or ())
+        c["hypotheses shown necessary"] += len(st.get("hypotheses_shown_necessary") or ())
+        if st.get("erratum"):
+            c["statements affected"] += 1
+            if not st.get("erratum_root"):
+                c["independent slips"] += 1
     return {p: dict(c) for p, c in sorted(out.items())}
 
 

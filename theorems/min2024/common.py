@@ -256,8 +256,10 @@ def _init(fx):
         return ok, None, "one neuron, v(0) = ||w(0)||"
     W0, s = fx["W0"], fx["s"]
     nz = float(np.linalg.norm(W0, axis=1).min())
-    ok = nz > 0 and set(np.unique(s)) <= {-1.0, 1.0}
-    return ok, nz, "balanced by construction v_j(0) = s_j ||w_j(0)||; min column norm of W0"
+    balanced = fx.get("imbalance", 1.0) == 1.0
+    ok = nz > 0 and set(np.unique(s)) <= {-1.0, 1.0} and balanced
+    return ok, nz, ("balanced by construction v_j(0) = s_j ||w_j(0)||" if balanced else
+                    f"unbalanced: v_j(0) = {fx['imbalance']:g} s_j ||w_j(0)||") + "; min column norm of W0"
 
 
 def _eps_theorem(fx):

@@ -18,7 +18,7 @@ import functools
 import numpy as np
 
 from fixtures.min2024 import assumption1_statistics, real_digits, toy2d, two_point
-from verify import Evidence, adversarial, claim, negative, random
+from verify import Evidence, adversarial, claim, erratum, hypothesis, negative, random
 from verify.numerics.flow import gd_steps
 from verify.numerics.nets import forward, gradient, loss_value
 
@@ -84,12 +84,24 @@ def _partial_kept_sign(X, y, W, v, v0):
 MU_EFFECT_REVERSED = "smaller mu aligns faster (fewer partial neurons for mu = sin 0.001)"
 
 
+def _orthogonal(fx):
+    mu = mu_of(fx["X"], fx["y"])
+    return abs(mu) < 1e-12, mu, f"mu = {mu:.3g}"
+
+
+ORTHOGONAL = hypothesis("orthogonal data (mu = 0, App. A.3's setting)", _orthogonal)
+TWO_POINT_NOTE = ("the two data sets and GD setting are the paper's (h = 50, alpha = 1e-6, step 2e-3, 3 runs); the "
+                  "loss (logistic, summed) is the harness's choice (unspecified, E35)")
+
+
 @claim("min2024.exp.fig7_8", kind="experiment", title="Figs. 7-8 (App. A.2): effect of mu on the alignment",
        statement=r"On $x_1=[1,0]$, $x_2=[\sin a,\cos a]$ ($y=+1$): with $\mu=\sin0.1$ the non-dead positive neurons "
        r"eventually all enter $S_+$; with $\mu=\sin0.001$ there are still non-dead neurons outside $S_+$ at iteration "
-       r"7000.", uses=["min2024.thm1.a"],
+       r"7000.", uses=["min2024.thm1.a"], hypotheses=[A1],
+       fidelity="proxy", fidelity_note=TWO_POINT_NOTE + "; 'eventually' read at iteration 21000, among the neurons "
+       "that kept the sign of v_j(0) (unbalanced init)", no_room="neuron counts: yes/no conclusions",
        fixtures=[random(two_point, a=0.1, seeds={"quick": 1, "standard": 1, "thorough": 2}),
-                 negative(two_point, label="min.two_point.orthogonal", a=0.0, profiles=STD),
+                 negative(two_point, label="min.two_point.orthogonal", a=0.0),
                  negative(two_point, mutation=MU_EFFECT_REVERSED, a=0.1)],
        judged_by="3 GD runs per data set inside one check (h = 50, alpha = 1e-6, step 2e-3, logistic loss): for the "
        "larger mu, zero partial neurons at 21000 among those that kept the sign of v_j(0) and a non-increasing "
@@ -132,9 +144,11 @@ ALIGN_COMPLETES = "alignment completes with mu = 0 (no partial neuron left at 21
 
 @claim("min2024.exp.fig9", kind="experiment", title="Fig. 9 (App. A.3): orthogonal data (mu = 0)",
        statement=r"On $x_1=[1,0]$, $x_2=[0,1]$: positive neurons end aligned with $x_1$, $x_2$ or $x_+$; only the "
-       r"$S_+$ neurons grow, so partial neurons persist and do not fit.",
+       r"$S_+$ neurons grow, so partial neurons persist and do not fit.", hypotheses=[ORTHOGONAL],
+       fidelity="proxy", fidelity_note=TWO_POINT_NOTE + "; 'do not grow' read as a norm share below 1e-3 at 21000",
+       no_room="neuron counts and a threshold of the harness's",
        fixtures=[random(two_point, label="min.two_point.orthogonal", a=0.0, seeds={"quick": 1, "standard": 1, "thorough": 2}),
-                 negative(two_point, label="min.two_point.mu_positive", a=0.1, profiles=STD),
+                 negative(two_point, label="min.two_point.mu_positive", a=0.1),
                  negative(two_point, label="min.two_point.orthogonal", mutation=ALIGN_COMPLETES, a=0.0)],
        judged_by="3 GD runs: partial count > 0 and unchanged from iteration 4000 to 21000 in every run; partial "
        "neurons' share of ||W||_F^2 at 21000 below 1e-3 (the harness's reading of 'do not grow': a threshold, "
@@ -201,61 +215,139 @@ def _alignment_and_fit(X, y, Ws, vs):
 
 FIT_FIRST = "the fitting starts before the alignment (the opposite order)"
 DIGIT_PAIRS = ("0 vs 1: Fig. 5; 3 vs 8 and 1 vs 7: Figs. 10-11 (App. A.4)")
+# a thorough 3-vs-8 seed (task 2.2 of `verify run min2024.exp.fig5 --profile thorough`, seed 0) on which the paper's
+# literal every-neuron band reaches 0.9 only at iteration 29000, after the fitting onset (27750): pinned in every
+# profile; 1 of 10 seeds of 3 vs 8 (seeds 100-105 and the whole pair align first)
+BAND_FAILS_SEED = 632881569808031520
+SMALL_INIT_STD = 1e-3
+
+
+def _small_init(fx):
+    return fx["init_std"] <= SMALL_INIT_STD, SMALL_INIT_STD - fx["init_std"], f"init std {fx['init_std']:g}"
+
+
+SMALL_INIT = hypothesis("small init (the experiments' alpha = 1e-6; here <= 1e-3)", _small_init,
+                        description="Gaussian N(0, alpha^2) init on both layers with a small alpha")
+FIG5_FIXTURES = [
+    random(real_digits, label="min.real_digits.0v1", n=120, seeds={"quick": 1, "standard": 1, "thorough": 2}),
+    random(real_digits, label="min.real_digits.0v1_all", profiles=STD, seeds={"standard": 1, "thorough": 1}),
+    adversarial(real_digits, label="min.real_digits.3v8", pair=(3, 8), n=120, steps=45000),
+    adversarial(real_digits, label="min.real_digits.3v8.band_late", pair=(3, 8), n=120, steps=45000,
+                seed=BAND_FAILS_SEED, profiles=("quick", "standard", "thorough")),
+    adversarial(real_digits, label="min.real_digits.1v7", pair=(1, 7), n=120, steps=35000),
+    negative(real_digits, label="min.real_digits.large_init", n=120, init_std=0.1, steps=5000),
+    negative(real_digits, label="min.real_digits.0v1", mutation=FIT_FIRST, n=120)]
+FIG5_DATA = ("substitute data: scikit-learn's 8x8 UCI digits (64 pixels, 120 images per run in quick, the whole 0/1 "
+             "pair in standard) in place of MNIST (784 pixels; the paper's Fig. 5 is MNIST 0 vs 1, Figs. 10-11 3 vs 8 "
+             "and 1 vs 7), full-batch GD with the mean logistic loss (the paper's loss and batch are unspecified, "
+             "spec E35)")
+
+
+def _half_step_band(fx) -> tuple[float, float, float]:
+    """The literal band at the fitting onset from GD with half the step (1e-3, twice the steps: a finer
+    discretisation of the same gradient flow, recorded at the same times): (time of the band >= 0.9, time of the
+    fitting onset, band at the onset)."""
+    X, y = fx["X"], fx["y"]
+    lr = LR / 2
+    its, Ws, vs = _gd_record(X, y, fx["W_init"], fx["v_init"], lr, 2 * fx["steps"], 500, reduction="mean")
+    _, band, _, _, L, _, _ = _alignment_and_fit(X, y, Ws, vs)
+    dropped = L < 0.9 * L[0]
+    k_fit = int(np.argmax(dropped)) if dropped.any() else len(L) - 1
+    k_align = int(np.argmax(band >= 0.9)) if (band >= 0.9).any() else len(L) - 1
+    return float(its[k_align] * lr), float(its[k_fit] * lr), float(band[k_fit])
+
+
+def _fig5(fx, literal: bool) -> Evidence:
+    """Alignment before the fitting onset, the loss drop and the stable rank. ``literal``: the alignment is the
+    paper's band, min over every neuron of cos(w_j, x_sign(v_j(t))) (V+-(t) by the current sign of v_j, Sec. 4);
+    otherwise the derived rule over the neurons whose v_j kept the sign of v_j(0)."""
+    ev = Evidence()
+    X, y = fx["X"], fx["y"]
+    _digit_statistics(fx, ev)
+    its, Ws, vs = _gd_record(X, y, fx["W_init"], fx["v_init"], LR, fx["steps"], 250, reduction="mean")
+    mincos, mincos_all, flipped, flipped_share, L, sr, top = _alignment_and_fit(X, y, Ws, vs)
+    band = mincos_all if literal else mincos
+    dropped = L < 0.9 * L[0]
+    k_fit = int(np.argmax(dropped)) if dropped.any() else len(L) - 1
+    k_align = int(np.argmax(band >= 0.9)) if (band >= 0.9).any() else len(L) - 1
+    which = "every neuron, V+-(t) by the current sign of v_j" if literal else "neurons that kept the sign of v_j(0)"
+    if fx.mutated(FIT_FIRST):
+        ev.true(f"fitting onset (10% loss drop) before the alignment (min cos >= 0.9 over {which})", k_fit < k_align,
+                detail=f"align at it {its[k_align]}, fit onset at it {its[k_fit]}")
+    else:
+        ev.true(f"alignment (min cos >= 0.9 over {which}) before the fitting onset (10% loss drop)", k_align < k_fit,
+                detail=f"align at it {its[k_align]}, fit onset at it {its[k_fit]}")
+    ev.true("the loss drops by 10% before the end", bool(dropped.any()))
+    ev.le("final stable rank < 2 (printed)", float(sr[-1]), 2.0, rtol=0.0)
+    ev.le("final stable rank <= 1.1 ('almost 1')", float(sr[-1]), 1.1, rtol=0.0, room=None)
+    ev.record(it_align=int(its[k_align]), it_fit=int(its[k_fit]), mincos_at_fit=float(band[k_fit]),
+              final_loss=float(L[-1]), final_stable_rank=float(sr[-1]), sign_flipped_at_fit=int(flipped[k_fit]),
+              sign_flipped_norm_share_at_fit=float(flipped_share[k_fit]),
+              it_align_kept_sign=int(its[int(np.argmax(mincos >= 0.9))]) if (mincos >= 0.9).any() else None,
+              it_align_every_neuron=int(its[int(np.argmax(mincos_all >= 0.9))]) if (mincos_all >= 0.9).any() else None)
+    if literal and not k_align < k_fit and fx.kind != "negative" and k_fit > 0:
+        t_al, t_fit, band_fit = _half_step_band(fx)
+        ev.record(half_step_time_align=t_al, half_step_time_fit=t_fit, half_step_min_cos_at_fit=band_fit)
+        ev.note(f"the band reaches 0.9 at iteration {int(its[k_align])}, after the fitting onset ({float(band[k_fit]):.3f} "
+                f"there): {int(flipped[k_fit])} neurons changed the sign of v_j (unbalanced init; "
+                f"{flipped_share[k_fit]:.2g} of ||W||_F^2 at the onset); " + FIG5_DATA)
+    ev.add_series("alignment: min_j cos(w_j, x_sign)", its,
+                  {"min cos (every neuron)": mincos_all, "min cos (kept sign)": mincos}, xlabel="iteration")
+    ev.add_series("loss, stable rank, ||W||_2^2", its, {"loss": L, "stable rank": sr, "||W||_2^2": top},
+                  xlabel="iteration", logy=True)
+    return ev
 
 
 @claim("min2024.exp.fig5", kind="experiment", timeout_s=1200,
        title="Figs. 5, 10, 11: two digits, alignment then fitting (real digits)",
        statement=r"Centred two-class digit data, GD from small init: neurons align with $x_\pm$ early (min cosine near "
        r"1 before the loss drops), then $\|W\|_2^2$ grows and the loss decreases; the stable rank decreases below 2 "
-       r"and is almost 1 (because $\cos(x_+,x_-)\simeq-1$).", uses=["min2024.thm1.a", "min2024.thm1.e"],
-       fixtures=[random(real_digits, label="min.real_digits.0v1", n=120, seeds={"quick": 1, "standard": 1, "thorough": 2}),
-                 random(real_digits, label="min.real_digits.0v1_all", profiles=STD, seeds={"standard": 1, "thorough": 1}),
-                 adversarial(real_digits, label="min.real_digits.3v8", pair=(3, 8), n=120, steps=45000),
-                 adversarial(real_digits, label="min.real_digits.1v7", pair=(1, 7), n=120, steps=35000),
-                 negative(real_digits, label="min.real_digits.large_init", n=120, init_std=0.1, steps=5000,
-                          profiles=STD),
-                 negative(real_digits, label="min.real_digits.0v1", mutation=FIT_FIRST, n=120)],
+       r"and is almost 1 (because $\cos(x_+,x_-)\simeq-1$).", hypotheses=[SMALL_INIT],
+       uses=["min2024.thm1.a", "min2024.thm1.e"],
+       erratum=erratum(
+           kind="experiment not reproduced", location="Sec. 4, Fig. 5 (MNIST 0 vs 1) and App. A.4, Figs. 10-11",
+           printed="the neurons ... are well aligned with either x+ or x- ... (the alignment phase), then the loss "
+           "decreases (Fig. 5: min_{j in V+(t)} cos(w_j, x+) and min_{j in V-(t)} cos(w_j, x-) near 1 before the "
+           "loss drops, V+(t) = {j: v_j(t) > 0})",
+           reading="the band as plotted: the min over every neuron, V+-(t) by the current sign of v_j (Sec. 4; "
+           "Remark 1: the experiments use an unbalanced Gaussian init, so sign-flipped neurons are in the band); the "
+           "alignment threshold 0.9 and the fitting onset (10% loss drop) are the harness's, fixed before the run. "
+           + FIG5_DATA,
+           second_method="GD with half the step (1e-3, twice the iterations: a finer discretisation of the same "
+           "flow), run in the check: on the pinned 3-vs-8 seed the band again reaches 0.9 at time 58.0, after the "
+           "fitting onset at time 55.5 (min cos 0.7895 there; 0.7897 with step 5e-4); MNIST itself is not tested "
+           "(no download)",
+           independence="another integrator",
+           summary="not reproduced on substitute data (8x8 UCI digits 3 vs 8, 120 images, one of ~10 seeds): the "
+           "literal every-neuron band reaches 0.9 at iteration 29000, after the fitting onset at 27750 (min cos "
+           "0.789 there, 8 sign-flipped neurons); the paper's MNIST runs are not tested; the kept-sign rule "
+           "(exp.fig5.kept_sign, derived) holds there"),
+       fixtures=FIG5_FIXTURES,
+       fidelity="proxy", fidelity_note=FIG5_DATA,
        judged_by="one GD run (mean logistic loss, h = 50, alpha = 1e-6, step 2e-3) on real 8x8 digits (" + DIGIT_PAIRS
-       + "; 120 images in quick, the whole 0/1 pair in standard): the alignment (min cos >= 0.9 over the neurons whose "
-       "v_j kept the sign of v_j(0): unbalanced init, sign flips fall outside the balanced theory and are counted "
-       "apart, as in Figs. 6-8; the min over every neuron, the paper's band, is recorded beside) comes before the "
+       + "): the paper's band (min cos >= 0.9 over every neuron, V+-(t) by the current sign of v_j) comes before the "
        "fitting onset (10% loss drop), the loss drops, the final stable rank is < 2 (printed) and <= 1.1 (the "
-       "harness's reading of 'almost 1': a threshold, no room). Assumption 1 fails on every pair (mu and the "
-       "fraction of violating pairs are recorded): Theorem 1 is vacuous, the experiment is evidence beyond it; "
-       "the large-init control (alpha = 0.1) breaks the small-init setting")
+       "harness's reading of 'almost 1': a threshold, no room); the thorough 3-vs-8 seed on which the band comes late "
+       "is pinned in every profile. Assumption 1 fails on every pair (mu and the fraction of violating pairs are "
+       "recorded): Theorem 1 is vacuous, the experiment is evidence beyond it; the large-init control (alpha = 0.1) "
+       "breaks the small-init setting")
 def fig5(fx):
-    ev = Evidence()
-    X, y = fx["X"], fx["y"]
-    _digit_statistics(fx, ev)
-    its, Ws, vs = _gd_record(X, y, fx["W_init"], fx["v_init"], LR, fx["steps"], 250, reduction="mean")
-    mincos, mincos_all, flipped, flipped_share, L, sr, top = _alignment_and_fit(X, y, Ws, vs)
-    dropped = L < 0.9 * L[0]
-    k_fit = int(np.argmax(dropped)) if dropped.any() else len(L) - 1
-    k_align = int(np.argmax(mincos >= 0.9)) if (mincos >= 0.9).any() else len(L) - 1
-    k_align_all = int(np.argmax(mincos_all >= 0.9)) if (mincos_all >= 0.9).any() else len(L) - 1
-    if fx.mutated(FIT_FIRST):
-        ev.true("fitting onset (10% loss drop) before the alignment (min cos >= 0.9)", k_fit < k_align,
-                detail=f"align at it {its[k_align]}, fit onset at it {its[k_fit]}")
-    else:
-        ev.true("alignment (min cos >= 0.9) before the fitting onset (10% loss drop)", k_align < k_fit,
-                detail=f"align at it {its[k_align]}, fit onset at it {its[k_fit]}")
-    ev.true("the loss drops by 10% before the end", bool(dropped.any()))
-    ev.le("final stable rank < 2 (printed)", float(sr[-1]), 2.0, rtol=0.0)
-    ev.le("final stable rank <= 1.1 ('almost 1')", float(sr[-1]), 1.1, rtol=0.0, room=None)
-    ev.record(it_align=int(its[k_align]), it_fit=int(its[k_fit]), mincos_at_fit=float(mincos[k_fit]),
-              final_loss=float(L[-1]), final_stable_rank=float(sr[-1]), it_align_with_sign_flipped=int(its[k_align_all]),
-              mincos_with_sign_flipped_at_fit=float(mincos_all[k_fit]), sign_flipped_at_fit=int(flipped[k_fit]),
-              sign_flipped_norm_share_at_fit=float(flipped_share[k_fit]))
-    if k_align < k_fit <= k_align_all:
-        ev.note(f"the min cos over every neuron, sign-flipped ones included (the paper's band), reaches 0.9 only at "
-                f"iteration {int(its[k_align_all])}, after the fitting onset ({mincos_all[k_fit]:.3f} there): "
-                f"{int(flipped[k_fit])} neurons changed the sign of v_j (unbalanced init, outside the balanced theory; "
-                f"{flipped_share[k_fit]:.2g} of ||W||_F^2 at the onset)")
-    ev.add_series("alignment: min_j cos(w_j, x_sign)", its,
-                  {"min cos (kept sign)": mincos, "min cos (every neuron)": mincos_all}, xlabel="iteration")
-    ev.add_series("loss, stable rank, ||W||_2^2", its, {"loss": L, "stable rank": sr, "||W||_2^2": top},
-                  xlabel="iteration", logy=True)
-    return ev
+    return _fig5(fx, literal=True)
+
+
+@claim("min2024.exp.fig5.kept_sign", kind="experiment", timeout_s=1200,
+       title="Figs. 5, 10, 11 with the alignment over the neurons that kept their sign (derived)",
+       statement=r"As exp.fig5, with the alignment band taken over the neurons whose $v_j$ kept the sign of "
+       r"$v_j(0)$ (sign-flipped neurons, outside the balanced theory, counted apart): they align with $x_\pm$ before "
+       r"the loss drops; the stable rank ends below 2 and almost 1.", hypotheses=[SMALL_INIT],
+       uses=["min2024.thm1.a", "min2024.thm1.e"],
+       derived="adopted (commit 2c2e2bb) after the paper's literal every-neuron band failed on a thorough 3-vs-8 seed: "
+       "a rule changed after a failure is a derived claim beside the printed one (exp.fig5), never a replacement; "
+       "it follows the balanced theory's V+- = sign(v_j(0)), as the toy and two-point experiments (Figs. 6-8) do",
+       fixtures=FIG5_FIXTURES, fidelity="proxy", fidelity_note=FIG5_DATA + "; the band over the kept-sign neurons",
+       judged_by="as exp.fig5, the band over the neurons whose v_j kept the sign of v_j(0)")
+def fig5_kept_sign(fx):
+    return _fig5(fx, literal=False)
 
 
 NO_ALIGNMENT_PHASE = "aligned already at initialisation (no alignment phase)"
@@ -264,6 +356,9 @@ NO_ALIGNMENT_PHASE = "aligned already at initialisation (no alignment phase)"
 @claim("min2024.exp.fig6", kind="experiment", title="Fig. 6 (App. A.1): 2-D toy example",
        statement=r"In 2-D with $h=50$, $\alpha=10^{-6}$: at the end of the alignment every non-dead $V_\pm$ neuron is in "
        r"$S_\pm$; then norms grow and the loss goes to 0.", hypotheses=[A1],
+       fidelity="proxy", fidelity_note="the paper's toy data set is not given (a figure only): 3 + 3 points within 40 "
+       "degrees of +-e_1 stand in; the alignment end read at the fitting onset (10% loss drop), among the neurons "
+       "that kept the sign of v_j(0)", no_room="memberships and a threshold of the harness's",
        uses=["min2024.thm1.a"],
        fixtures=[random(toy2d, seeds={"quick": 1, "standard": 1, "thorough": 2}),
                  negative(toy2d, label="min.toy2d.flipped_label", flip=True),
@@ -317,9 +412,12 @@ ONE_LAYER_TWO_PHASE = "first-layer-only training is two-phase too (norm change n
        title="Figs. 12-13 (App. A.5): two-phase training vs first-layer-only training (real digits)",
        statement=r"Training both layers from small init, early on only the directions change (norm changes "
        r"negligible) and later the norms grow; training only $W$ (fixed $v_j=\pm1$) shows no such two phases.",
+       hypotheses=[SMALL_INIT], fidelity="proxy", fidelity_note=FIG5_DATA + "; full-batch GD in place of SGD with "
+       "batch 2000; 'negligible' and 'orders of magnitude' read as the thresholds 1e-3 and 1e3",
+       no_room="thresholds of the harness's reading of 'negligible' and 'orders of magnitude'",
        fixtures=[random(real_digits, label="min.real_digits.0v1", n=120, seeds={"quick": 1, "standard": 1, "thorough": 2}),
                  adversarial(real_digits, label="min.real_digits.3v8", pair=(3, 8), n=120, steps=45000),
-                 negative(real_digits, label="min.real_digits.large_init", n=120, init_std=0.1, profiles=STD),
+                 negative(real_digits, label="min.real_digits.large_init", n=120, init_std=0.1),
                  negative(real_digits, label="min.real_digits.0v1", mutation=ONE_LAYER_TWO_PHASE, n=120)],
        judged_by="full-batch GD (the paper uses SGD, batch 2000) on the mean logistic loss, real 8x8 digits 0 vs 1 "
        "(120 images; 3 vs 8 adversarial): both layers: norm/direction metric ratio <= 1e-3 at every checkpoint "

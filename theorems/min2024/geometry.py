@@ -35,7 +35,9 @@ NEG_STATES = negative(states, label="min.states.mu_negative", negative_mu=True)
 # Assumptions and definitions
 
 
-@claim("min2024.asm1", kind="assumption", title="Assumption 1 (well-separated data)",
+@claim("min2024.asm1", kind="assumption",
+       fidelity="definitional", no_room="the definition of mu and its sign pattern: an identity and a yes/no",
+       title="Assumption 1 (well-separated data)",
        statement=r"$\mu:=\min_{i,j}\frac{\langle x_iy_i,x_jy_j\rangle}{\|x_i\|\|x_j\|}>0$.",
        hypotheses=[A1],
        fixtures=[random(wellsep, **BASE), random(wellsep, label="min.wellsep.mu_small", **{**BASE, "mu": 0.05}),
@@ -69,7 +71,9 @@ def asm1(fx):
 A2_WRONG_SIDE = "V+ neurons measured against x_+ (the classes swapped)"
 
 
-@claim("min2024.asm2", kind="assumption", title="Assumption 2 (non-degenerate initialisation)",
+@claim("min2024.asm2", kind="assumption",
+       fidelity="definitional", no_room="the definition of zeta2* = 1 - c^2 against a loop: an identity",
+       title="Assumption 2 (non-degenerate initialisation)",
        statement=r"$\max_{j\in V_+}\langle \frac{w_j(0)}{\|w_j(0)\|},\frac{x_-}{\|x_-\|}\rangle<1$ and "
        r"$\max_{j\in V_-}\langle \frac{w_j(0)}{\|w_j(0)\|},\frac{x_+}{\|x_+\|}\rangle<1$.",
        hypotheses=[A2],
@@ -100,8 +104,10 @@ not_checkable("min2024.def1", kind="definition", title="Definition 1 (regular so
               r"$t\ge t_0$.",
               reason="definition: a solution-selection rule. The simulators use sigma'(0) = 0, so a neuron with no "
               "active data has zero velocity (regular by construction); 'once dead, stays dead' is checked on every "
-              "trajectory by min2024.lem12.amended.",
-              uses=["min2024.lem12.amended"])
+              "trajectory by part (i) of min2024.lem12 (judged there on the simulated regular solutions; the amended "
+              "Lemma 12 restates it as Definition 1 and judges (ii)-(iii)), and the Gaussian-init argument that no "
+              "neuron entering S_dead can leave is min2024.rmk7.",
+              uses=["min2024.lem12"])
 not_checkable("min2024.def.sets", kind="definition", title="S+, S-, S_dead, K, x_a, n_a, P_w, caps (Sec. 2-3, App. C)",
               statement=r"$S_+=\{z:1[\langle x_i,z\rangle>0]=1[y_i>0]\,\forall i\}$, $S_-$ symmetric, "
               r"$S_{dead}=\{z:\langle x_i,z\rangle\le0\,\forall i\}$, $K=\mathrm{cone}\{y_ix_i\}$, "
@@ -138,7 +144,9 @@ def _cone_points(rng, U, k, sparse=True):
 CONE_SWAPPED = "positives in S-, negatives in S+ (the cones swapped)"
 
 
-@claim("min2024.claim.cone", kind="claim", title="S+/S- are nonempty convex cones containing the data (Sec. 2.2)",
+@claim("min2024.claim.cone", kind="claim",
+       fidelity="faithful", no_room="memberships and convexity on sampled pairs: yes/no conclusions",
+       title="S+/S- are nonempty convex cones containing the data (Sec. 2.2)",
        statement=r"Under Assumption 1, $x_i\in S_+$ for $i\in I_+$, $x_i\in S_-$ for $i\in I_-$; $S_{dead}$ is a "
        r"convex cone (possibly empty).", hypotheses=[A1], uses=["min2024.lem6", "min2024.lem7"],
        fixtures=[random(states, **BASE), adversarial(states, label="min.states.mu_small", **{**BASE, "mu": 0.02}),
@@ -163,7 +171,9 @@ def cone(fx):
     return ev
 
 
-@claim("min2024.lem5", kind="lemma", title="Lemma 5 (cone coherence)",
+@claim("min2024.lem5", kind="lemma",
+       fidelity="faithful",
+       title="Lemma 5 (cone coherence)",
        statement=r"$\cos(z_1,z_2)\ge\mu$ for all nonzero $z_1,z_2\in K$.", hypotheses=[A1],
        fixtures=[random(states, **BASE), adversarial(states, label="min.states.mu_small", **{**BASE, "mu": 0.01}),
                  NEG_STATES, negative(states, mutation="mu + 1e-3", **BASE)],
@@ -182,7 +192,9 @@ def lem5(fx):
     return ev
 
 
-@claim("min2024.lem6", kind="lemma", title="Lemma 6 (S+ and S- are convex cones)",
+@claim("min2024.lem6", kind="lemma",
+       fidelity="definitional", no_room="convexity on sampled combinations: a yes/no conclusion",
+       title="Lemma 6 (S+ and S- are convex cones)",
        statement=r"$S_+$ and $S_-$ are convex cones (without the origin).", hypotheses=[A1],
        fixtures=[random(states, **BASE), adversarial(states, label="min.states.D2", **{**BASE, "D": 2}),
                  negative(states, mutation="S+ union S- convex", **BASE)],
@@ -210,7 +222,9 @@ def lem6(fx):
     return ev
 
 
-@claim("min2024.lem7", kind="lemma", title="Lemma 7 (K inside the interior of S+)",
+@claim("min2024.lem7", kind="lemma",
+       fidelity="faithful",
+       title="Lemma 7 (K inside the interior of S+)",
        statement=r"$K\cap\mathbb S^{D-1}\subset\mathrm{Int}(S_+\cap\mathbb S^{D-1})$ and "
        r"$-K\cap\mathbb S^{D-1}\subset\mathrm{Int}(S_-\cap\mathbb S^{D-1})$; quantitatively "
        r"$y_i\langle x_c,x_i\rangle\ge\mu\|x_i\|$ for unit $x_c\in K$.", hypotheses=[A1], uses=["min2024.lem5"],
@@ -232,7 +246,9 @@ def lem7(fx):
     return ev
 
 
-@claim("min2024.lem8", kind="lemma", title="Lemma 8 (caps around x+ and x- inside S+ and S-)",
+@claim("min2024.lem8", kind="lemma",
+       fidelity="faithful",
+       title="Lemma 8 (caps around x+ and x- inside S+ and S-)",
        statement=r"There is $\zeta_1>0$ with $S^{\zeta_1}_{x_+}\subset S_+$ and $S^{\zeta_1}_{x_-}\subset S_-$; "
        r"the best is $\zeta_1^*=\min_i\min(\cos^2(x_+,u_i),\cos^2(-x_-,u_i))\ge\mu^2$.", hypotheses=[A1],
        uses=["min2024.lem7"],
@@ -265,7 +281,9 @@ def lem8(fx):
     return ev
 
 
-@claim("min2024.lem9", kind="lemma", title="Lemma 9 (K is bounded away from the complement of S+ and S-)",
+@claim("min2024.lem9", kind="lemma",
+       fidelity="faithful",
+       title="Lemma 9 (K is bounded away from the complement of S+ and S-)",
        statement=r"There is $\xi>0$ with $\sup\{|\cos(x_1,x_2)|:x_1\in K\cap\mathbb S^{D-1},"
        r"x_2\in\mathbb S^{D-1}\setminus(S_+\cup S_-)\}\le\sqrt{1-\xi}$; the best is $\xi=\mu^2$.", hypotheses=[A1],
        uses=["min2024.lem5"],
@@ -301,7 +319,11 @@ def lem9(fx):
     return ev
 
 
-@claim("min2024.lem11", kind="lemma", title="Lemma 11 (||x_a|| lower bound)",
+@claim("min2024.lem11", kind="lemma",
+       fidelity="faithful",
+       cannot_fail="off Assumption 1 the bound's sqrt(mu) is undefined (mu < 0: the probe on min.states.mu_negative "
+       "is undefined) or 0 (mu = 0, where it holds trivially); the mutated constant X_min -> X_max is refuted",
+       title="Lemma 11 (||x_a|| lower bound)",
        statement=r"$\|x_a(w)\|\ge\sqrt\mu\,n_a(w)X_{\min}$; also $\|x_\pm\|\ge\sqrt\mu\,n_\pm X_{\min}$.",
        hypotheses=[A1],
        fixtures=[random(states, **BASE), adversarial(states, label="min.states.n12", n_pos=6, n_neg=6, D=5, mu=0.3),
@@ -341,7 +363,12 @@ def sdead_nonempty(X: np.ndarray) -> tuple[bool, bool]:
     return False, False
 
 
-@claim("min2024.claim.rand", kind="claim", title="Merits of random initialisation (Sec. 3.1)",
+@claim("min2024.claim.rand", kind="claim",
+       fidelity="faithful",
+       cannot_fail="P(max_{I+} <w, x_i> > 0) >= 1/2 holds for any data by the symmetry w -> -w of the Gaussian (P(<w, "
+       "x_1> > 0) = 1/2), hence 1 - 2^-m for m independent neurons, and Assumption 2 holds almost surely for any "
+       "data: Assumption 1 is not needed, no input breaks the conclusion; the 0.99 control is refuted",
+       title="Merits of random initialisation (Sec. 3.1)",
        statement=r"With $[W_0]_{ij}\sim N(0,1/D)$: Assumption 2 holds a.s.; "
        r"$P(\max_{i\in I_+}\langle w,x_i\rangle>0)\ge1/2$; with $m$ neurons in $V_+$, "
        r"$P(\exists j\in V_+ \text{ activating a positive})\ge 1-2^{-m}$.", hypotheses=[A1],

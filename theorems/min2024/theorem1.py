@@ -8,7 +8,7 @@ S+/S-), thm1.c = part 2 trapping, thm1.d = part 2 O(1/t) loss with t2 bounds, th
 thm1.f = part 2 ||W|| -> infinity; thm1 combines them on one fixture. The order of t2 (thm1.t2_order) is
 refuted as printed (E24) and carries its erratum.
 
-The printed bounds are loose (t_align / t1 ~ 1e-3, t2 / (39) ~ 1/20): every loose bound has a companion
+The printed bounds are loose (t_align / t1 ~ 1e-3, t2 / (39) ~ 1/20) and keep the mark; each has a companion
 rate check (a fitted exponent that can fail): t_align against mu and n in the eps -> 0 limit (thm1.a), the
 late-phase exponent of the loss (thm1.d), the growth of ||W|| along log-horizons (thm1.f), t2 against
 log(1/eps) (thm1.t2_order.amended).
@@ -26,6 +26,7 @@ from .common import (
     DEAD,
     LATE_DECADES,
     MINUS,
+    OTHER,
     PLUS,
     THEOREM_HYPS,
     VTILDE,
@@ -39,9 +40,17 @@ BASE = dict(n_pos=3, n_neg=3, D=4, mu=0.6, h=8, xnorm=(1.0, 1.5))
 SMALL = dict(n_pos=2, n_neg=2, D=3, mu=0.7, h=6, xnorm=(1.0, 1.5))
 LARGE_INIT = dict(n_pos=5, n_neg=5, D=8, mu=0.3, h=10, xnorm=(1.0, 1.5), eps_rule="fixed", log_eps=0.0)
 STD = ("standard", "thorough")
+# large init (eps = 1) on data with t1 < ALIGN_CAP (mu = 0.9, n = 4), pinned to a seed on which a neuron is outside
+# S_sign(v_j) u S_dead at every saved t in [t1, 1.2 t1] (seeds 2 and 3 of 0-3): the small-eps hypothesis (28) broken
+NEG_A1 = negative(clusters, label="min.clusters.mu_negative", noise=1.5, profiles=STD)
+# the same family pinned to seed 0 in every profile (1.1 s): a seed on which the trajectory claims' printed
+# conclusions fail off Assumption 1 (checked claim by claim: thm1.b, claim.act, claim.decomp, claim.exist,
+# claim.classified, claim.filippov, lem12.amended)
+NEG_A1_PROBE = negative(clusters, label="min.clusters.mu_negative.seed0", noise=1.5, seed=0)
+LARGE_INIT_PROBE = negative(wellsep, label="min.wellsep.large_init_mu09", n_pos=2, n_neg=2, D=4, mu=0.9, h=10,
+                            xnorm=(1.0, 1.5), eps_rule="fixed", log_eps=0.0, seed=2)
 
 NO_PHASE = "aligned already at t = 0 (no alignment phase)"
-T1_RATE = "t_align = Theta(t1) (the explicit bound's rates in mu and n attained)"
 T2_EXPONENT = "O(1/t^2) loss decay (exponent off by one)"
 NORM_BOUNDED = "norm bounded by its value at t2"
 
@@ -93,7 +102,7 @@ T1_EXPONENT_SE = 0.5    # t1's own fitted exponent along a series is compared on
 N_FACTORS = (1, 2, 4)
 
 
-def _t_align_rates(fx, ev: Evidence, attained: bool) -> None:
+def _t_align_rates(fx, ev: Evidence) -> None:
     """Companion rate checks of thm1.a in the eps -> 0 limit: the fitted exponent of t_align against mu (data
     rebuilt from the fixture's seed at each mu) and against n (class sizes x1, x2, x4) compared with the
     exponents of the explicit t1 = 16 log n/(min{zeta, xi} sqrt(mu) X_min) on the same data: t_align <= t1
@@ -124,28 +133,27 @@ def _t_align_rates(fx, ev: Evidence, attained: bool) -> None:
                     f"error {se_t1:.3g} > {T1_EXPONENT_SE:g})")
             continue
         se = slope_error(xs[keep], ta[keep])
-        if attained:
-            judge_slope(name, xs[keep], ta[keep], predicted=b, relation="==", atol=0.25 + 2 * se, evidence=ev,
-                        xlabel=key, ylabel="t_align")
-        else:
-            judge_slope(name, xs[keep], ta[keep], predicted=b, relation=">=" if key == "mu" else "<=",
-                        atol=0.1 + 2 * se, evidence=ev, xlabel=key, ylabel="t_align")
+        # pins nothing: t_align <= t1 is loose by its constant 16 log n/min{zeta, mu^2} (and t_align does not attain
+        # t1's mu-exponent ~ -2.5); an n-exponent that happens to match t1's would pin the n-dependence alone
+        judge_slope(name, xs[keep], ta[keep], predicted=b, relation=">=" if key == "mu" else "<=",
+                    atol=0.1 + 2 * se, evidence=ev, xlabel=key, ylabel="t_align", pins=[])
 
 
 @claim("min2024.thm1.a", kind="theorem", title="Theorem 1, part 1: directional convergence by t1",
        statement=r"With $t_1=16\log n/(\min\{\zeta,\xi\}\sqrt\mu X_{\min})$: $\forall j\in V_+$, "
        r"$w_j(t_1)\in S_+\cup S_{dead}$; $\forall j\in V_-$, $w_j(t_1)\in S_-\cup S_{dead}$.",
-       hypotheses=THEOREM_HYPS,
-       uses=["min2024.lem1", "min2024.lem8", "min2024.lem9", "min2024.lem11", "min2024.lem12.ii",
+       hypotheses=THEOREM_HYPS, fidelity="faithful",
+       uses=["min2024.lem1", "min2024.lem8", "min2024.lem9", "min2024.lem11",
              "min2024.lem12.amended", "min2024.asm1", "min2024.asm2",
              "min2024.claim.act", "min2024.claim.dwell", "min2024.claim.cap", "min2024.claim.path"],
        fixtures=PART1_FIXTURES + [
-           negative(wellsep, label="min.wellsep.large_init", **LARGE_INIT),
-           negative(wellsep, mutation=NO_PHASE, **BASE),
-           negative(wellsep, mutation=T1_RATE, **BASE)],
+           negative(wellsep, label="min.wellsep.large_init", **LARGE_INIT), LARGE_INIT_PROBE,
+           negative(wellsep, mutation=NO_PHASE, **BASE)],
        judged_by="membership of every neuron at every saved t in [t1, 1.2 t1] on the polar flow at the "
        "theorem's eps (when t1 > 200: simulated to 200, later times certified by Lemma 12); t_align / t1 "
-       "recorded (the bound is ~300x loose); companion rate checks in the eps -> 0 limit: fitted exponents of "
+       "recorded (the bound is loose and keeps the mark: smallest room 326 in quick; t1 carries min{zeta, mu^2} <= "
+       "mu^2, so no data set of the family brings it within 10x); companion rate checks, shown beside it (they pin "
+       "nothing: t_align's exponents are not t1's), in the eps -> 0 limit: fitted exponents of "
        "t_align against mu (0.6 ... 0.02) and n (x1, x2, x4) against those of t1 on the same data; "
        + PART1_EXTREMES)
 def thm1_a(fx):
@@ -160,7 +168,10 @@ def thm1_a(fx):
     ev.forall("every neuron in S_sign(v_j) or S_dead at every saved t >= min(t1, horizon)", ok[after],
               relation="true", detail=f"{int((~ok[after]).sum())} of {int(after.sum())} saved times violate; "
               f"horizon {t_last:.4g}" + (" (t >= horizon certified by Lemma 12)" if t_last < t1 else ""))
-    ev.le("t_align (last entry into the aligned configuration)", ta, t1, rtol=0.0)
+    # not aligned at the end of a horizon past t1: the last entry is later than the horizon (a finite lower estimate)
+    late = not np.isfinite(ta) and t_last >= t1
+    ev.le("t_align (last entry into the aligned configuration)", t_last if late else ta, t1, rtol=0.0,
+          detail=f"not aligned by the horizon {t_last:.4g}: t_align > horizon" if late else "")
     if t_last < t1 and not ok[-1]:
         ev.inconclusive(f"not aligned by the simulated horizon {t_last:.4g} < t1 = {t1:.4g}")
     ev.record(t_align=ta, t1=t1, t_align_over_t1=ta / t1 if t1 > 0 else None, log_eps=p.run.log_eps,
@@ -168,7 +179,7 @@ def thm1_a(fx):
     if not p.run.ok:
         ev.inconclusive("integrator failed: " + p.run.message)
     if fx.kind != "negative" or fx.mutation:
-        _t_align_rates(fx, ev, attained=fx.mutated(T1_RATE))
+        _t_align_rates(fx, ev)
     k = p.run.t <= min(5.0, p.run.t[-1])
     counts = {name: (p.mem[k] == code).sum(1) for name, code in
               (("in S+", PLUS), ("in S-", MINUS), ("dead", DEAD))}
@@ -182,14 +193,16 @@ PREMISE_DROPPED = "premise dropped: every V+ neuron in S+"
 @claim("min2024.thm1.b", kind="theorem", title="Theorem 1, part 1: initially active neurons reach S+ / S-",
        statement=r"If $\max_{i\in I_+}\langle w_j(0),x_i\rangle>0$ and $j\in V_+$ then $w_j(t_1)\in S_+$ "
        r"(symmetrically for $V_-$, $I_-$, $S_-$).",
-       hypotheses=THEOREM_HYPS, uses=["min2024.thm1.a", "min2024.claim.act"],
+       hypotheses=THEOREM_HYPS, uses=["min2024.thm1.a", "min2024.claim.act"], fidelity="faithful",
+       no_room="memberships: a yes/no conclusion",
        fixtures=[u if u.name != "min.wellsep.in_sminus" else
                  adversarial(wellsep, label="min.wellsep.in_sminus", expect=("pass", "vacuous"),
                              **{**BASE, "crafted": "in_sminus"}) for u in PART1_FIXTURES] + [
            negative(wellsep, mutation=PREMISE_DROPPED, **{**BASE, "tilt": True, "crafted": "dead"}),
-           negative(wellsep, label="min.wellsep.large_init", **LARGE_INIT)],
+           negative(wellsep, label="min.wellsep.large_init", **LARGE_INIT), NEG_A1_PROBE],
        judged_by="membership at every saved t in [t1, 1.2 t1] of every neuron meeting the premise (a quantifier: "
-       "vacuous when no neuron does, which the inits crafted inside S-+ may cause); " + PART1_EXTREMES)
+       "vacuous when no neuron does, which the inits crafted inside S-+ may cause); on the data breaking Assumption 1 "
+       "t1 is infinite and the probe reads the last simulated time (t = 12); " + PART1_EXTREMES)
 def thm1_b(fx):
     ev = Evidence()
     p = phases(fx, "align")
@@ -220,24 +233,24 @@ FIT_FIXTURES = [
 ]
 FIT_EXTREMES = ("losses: exponential and the appendix's 2 log(1 + e^{-q}) (the class of Lemma 2); data with "
                 "S_dead interior, one positive point, mu = 0.3; inits inside S- for V+ neurons")
-NEG_A1 = negative(clusters, label="min.clusters.mu_negative", noise=1.5, profiles=STD)
 TRAP_FROM_0 = "trapping from t = 0"
 
 
 @claim("min2024.thm1.c", kind="theorem", title="Theorem 1, part 2: neurons stay in their cone after t1",
        statement=r"For all $t\ge t_1$ and all $j$: $w_j(t)$ stays in $S_+$ ($S_-$, $S_{dead}$) if "
        r"$w_j(t_1)\in S_+$ ($S_-$, $S_{dead}$).",
-       hypotheses=THEOREM_HYPS, uses=["min2024.lem12.amended", "min2024.lem12.ii"],
-       fixtures=FIT_FIXTURES + [NEG_A1, negative(wellsep, mutation=TRAP_FROM_0, **BASE)],
+       hypotheses=THEOREM_HYPS, uses=["min2024.lem12.amended"], fidelity="faithful",
+       no_room="memberships: a yes/no conclusion",
+       fixtures=FIT_FIXTURES + [NEG_A1, LARGE_INIT_PROBE, negative(wellsep, mutation=TRAP_FROM_0, **BASE)],
        judged_by="membership equality at every saved t in [t1, t_end], t_end 12 decades past the fitting "
-       "onset; " + FIT_EXTREMES)
+       "onset, of every neuron in S+, S- or S_dead at t1 (the printed quantifier); " + FIT_EXTREMES)
 def thm1_c(fx):
     ev = Evidence()
     p = phases(fx)
     k0 = 0 if fx.mutated(TRAP_FROM_0) else p.k1
-    same = (p.mem[k0:] == p.mem[k0][None, :]).all(0)
-    ev.forall("every neuron: membership at t equals membership at t1, for all saved t >= t1", same,
-              relation="true", detail=f"{int((~same).sum())} of {same.size} neurons change over "
+    same = (p.mem[k0:] == p.mem[k0][None, :]).all(0)[p.mem[k0] != OTHER]
+    ev.forall("every neuron in S+, S- or S_dead at t1: membership at t equals membership at t1, for all saved "
+              "t >= t1", same, relation="true", detail=f"{int((~same).sum())} of {same.size} neurons change over "
               f"{len(p.run.t) - k0} saved times")
     ev.record(t_end=float(p.run.t[-1]), t1=float(p.run.t[p.k1]))
     if not p.run.ok:
@@ -262,7 +275,12 @@ def _losses(r) -> np.ndarray:
     return np.array([r.loss_at(k) for k in range(len(r.t))])
 
 
-@claim("min2024.thm1.d", kind="theorem", title="Theorem 1, part 2: O(1/t) loss after t2",
+@claim("min2024.thm1.d", kind="theorem",
+       fidelity="faithful",
+       cannot_fail="the O(1/t) bound and T <= t2 <= (39) are defined where t1 and t2 exist: off Assumptions 1-2 t1 is "
+       "infinite and t2 is not reached (the min.clusters control is undecided), and at large eps the late-phase fit "
+       "is not certified (undecided); the mutated O(1/t^2) rate is refuted",
+       title="Theorem 1, part 2: O(1/t) loss after t2",
        statement=r"If $\tilde V_+,\tilde V_-\ne\emptyset$: with $\alpha=(\mu X_{\min})^2/(32X_{\max})$ and "
        r"$t_1\le T\le t_2\le$ (39), $L(t)\le \frac{L(t_2)}{L(t_2)\alpha(t-t_2)+1}$ for all $t\ge t_2$.",
        hypotheses=THEOREM_HYPS + [VTILDE], uses=["min2024.lem3", "min2024.lem13", "min2024.lem14",
@@ -300,7 +318,7 @@ def thm1_d(fx):
     late = r.t >= 10 * t2
     judge_slope("late-phase loss decay: L against t - t2", r.t[late] - t2, L[late],
                 predicted=-2.0 if fx.mutated(T2_EXPONENT) else -1.0, relation="<=", atol=0.1, evidence=ev,
-                xlabel="t - t2", ylabel="L")
+                xlabel="t - t2", ylabel="L", pins=["L(t) / bound(t) at every saved t > t2"])
     ev.record(t2_plus=t2p, t2_minus=t2m, T=T, t1=c.t1, bound39_plus=b_plus, bound39_minus=b_minus,
               rate_alpha=c.rate_alpha, L_t2=float(L[k2]), L_end=float(L[-1]), bound_end=float(bound[-1]),
               max_L_over_bound=float(ratio.max()) if ratio.size else None, t2_over_bound39=max(t2p / b_plus,
@@ -328,7 +346,9 @@ RANK_ONE = "rank one: ||W||_F^2 <= ||W||_2^2"
        statement=r"If $\tilde V_\pm\ne\emptyset$: for all $t\ge t_1$, $\|W(t)\|_F^2\le 2\|W(t)\|_2^2+"
        r"4\sqrt h\,\epsilon W_{\max}^2$; hence $\limsup \|W\|_F^2/\|W\|_2^2\le 2$.",
        hypotheses=THEOREM_HYPS + [VTILDE], uses=["min2024.thm1.c", "min2024.claim.lowrank_blocks"],
-       fixtures=FIT_FIXTURES + [negative(orth_blocks, label="min.orth_blocks", profiles=STD),
+       fidelity="faithful", no_room="the bound holds with equality up to the O(eps) term when a block is rank one "
+       "(relative slack 0): no ratio room; the constant's power is the mutated factor 1 (refuted)",
+       fixtures=FIT_FIXTURES + [negative(orth_blocks, label="min.orth_blocks"),
                                 negative(wellsep, mutation=RANK_ONE, **BASE)],
        judged_by="inequality in log-shifted form at every saved t >= t1 (12 decades past the fitting onset); "
        "final stable rank; " + FIT_EXTREMES)
@@ -355,7 +375,16 @@ def thm1_e(fx):
 NORM_TOL = 0.02   # 1/(X_max ||W||_F^2) at the last horizon: margins y_i f_i up to 50
 
 
-@claim("min2024.thm1.f", kind="theorem", title="Theorem 1, part 2: ||W(t)|| -> infinity",
+@claim("min2024.thm1.f", kind="theorem",
+       no_room="a limit judged as a trend against a tolerance; the proof route's inequalities are signs",
+       fidelity="proxy",
+       fidelity_note="||W|| -> infinity judged as a trend: 1/(X_max ||W(t)||_F^2) at the horizons t_fit 10^k, k = "
+       "0..12, falls below 0.02 (margins up to 50), with the proof route (non-decreasing live norm, X_max ||W||_F^2 "
+       ">= min_i y_i f_i) at every saved t; no limit is taken",
+       cannot_fail="the norm grows whenever the loss goes to 0, which the flow also reaches at large eps (held on "
+       "min.wellsep.large_init_mu09), and off Assumption 1 t1 is infinite (undecided); the mutated bounded-norm "
+       "statement is refuted",
+       title="Theorem 1, part 2: ||W(t)|| -> infinity",
        statement=r"If $\tilde V_\pm\ne\emptyset$, $\|W(t)\|_F\to\infty$ (proof route: $L\to0$ and "
        r"$|f(x_i)|\le\|W\|_F^2X_{\max}$).",
        hypotheses=THEOREM_HYPS + [VTILDE], uses=["min2024.thm1.d", "min2024.lem14"],
@@ -397,7 +426,12 @@ def thm1_f(fx):
     return ev
 
 
-@claim("min2024.thm1", kind="theorem", timeout_s=1200,
+@claim("min2024.thm1", kind="theorem",
+       fidelity="faithful",
+       cannot_fail="the parts' own probes show the hypotheses necessary (thm1.a and thm1.c fail at large eps, thm1.b "
+       "and thm1.e off Assumption 1); on one combined fixture a broken hypothesis leaves part d's late-phase fit "
+       "uncertified, so the combination is undecided there",
+       timeout_s=1200,
        title="Theorem 1 (early alignment, then O(1/t) loss and low rank)",
        statement=r"Under Assumptions 1-2, init (3) with $\epsilon\le\min\{\epsilon_1,\epsilon_2\}$ and any regular "
        r"solution: by $t_1$ every $w_j\in S_{\mathrm{sign}(v_j)}\cup S_{dead}$ (initially active neurons in "
@@ -456,7 +490,11 @@ def _t2_lower_bound(c, log_eps: float) -> float:
     return c.t1 + (need - early) / (3 * c.n_pos * c.x_max)
 
 
-@claim("min2024.thm1.t2_order", kind="claim", timeout_s=1200,
+@claim("min2024.thm1.t2_order", kind="claim",
+       fidelity="faithful", cannot_fail="(amended) T <= t2 <= (39) and t2's linear growth in log(1/eps) are judged "
+       "where t2 exists: off Assumption 1 there is no t2 (the min.clusters control is undecided); the mutated "
+       "opposite inequality t2 <= t1 is refuted (the printed Theta(1/n) fails on the positive fixtures)",
+       timeout_s=1200,
        title="t2 = Theta((1/n) log(1/(sqrt(h) eps))) (Thm 1)",
        statement=r"$t_1\le t_2=\Theta(\frac1n\log\frac1{\sqrt h\epsilon})$: $n\,t_2/\log\frac1{\sqrt h\epsilon}$ is "
        r"bounded above and below independently of $n$.", hypotheses=[A1], uses=["min2024.thm1.d"],
@@ -472,6 +510,7 @@ def _t2_lower_bound(c, log_eps: float) -> float:
            second_method="an analytic lower bound on t2 from Lemmas 2-3 and the data constants alone (no "
            "simulation): t2+ >= t1 + (log(1/(4 h X_max)) - 2 log(eps W_max) - 3 n X_max t1)/(3 n+ X_max); its "
            "ratio R_lb(13)/R_lb(4) is computed in the check and exceeds 2",
+           independence="closed form",
            summary="t2 is not Theta((1/n) log(1/eps)) with one positive point: n t2/log(1/(sqrt h eps)) grows "
            "~3.7x from n = 4 to 13; the proof's (39) gives O(log(1/eps)/(sqrt(mu) min(n+, n-) X_min))",
            amended=r"$T\le t_2\le$ (39), i.e. $t_2=O(\frac{\log(1/\epsilon)}{\sqrt\mu\min(n_+,n_-)X_{\min}})$ and "
@@ -538,6 +577,8 @@ def thm1_t2_order(fx):
         lgs.append(-0.5 * np.log(p.run.c.h) - p.run.log_eps)
         if not p.run.ok:
             ev.inconclusive(f"integrator failed (log eps x {f}): " + p.run.message)
+    # T and (39) are linear in log(1/eps): the exponent pins the two n- = 3 bounds (not the n- = 12 ones)
     judge_slope("t2 against log(1/(sqrt(h) eps)) (n- = 3)", lgs, t2s, predicted=1.0, relation="==", atol=0.1,
-                evidence=ev, xlabel="log(1/(sqrt h eps))", ylabel="t2")
+                evidence=ev, xlabel="log(1/(sqrt h eps))", ylabel="t2",
+                pins=["t2 >= T (n- = 3)", "t2 <= max (39) (n- = 3)"])
     return ev

@@ -31,10 +31,22 @@ from .common import (
     polar_velocity,
 )
 from .geometry import sdead_nonempty
-from .theorem1 import BASE, NO_PHASE, SMALL, STD, _t2, slope_error
+from .theorem1 import (
+    BASE,
+    LARGE_INIT_PROBE,
+    NEG_A1,
+    NEG_A1_PROBE,
+    NO_PHASE,
+    SMALL,
+    STD,
+    _t2,
+    slope_error,
+)
 
-NEG_A1 = negative(clusters, label="min.clusters.mu_negative", noise=1.5, profiles=STD)
 LARGE = dict(BASE, eps_rule="fixed", log_eps=0.0, loss="logistic2")
+# clusters with less noise (mu < 0) pinned to a seed on which neurons enter S_sign(v_j) and leave it again (2 of 3;
+# on NEG_A1_PROBE's seed no neuron enters, an empty quantifier)
+NEG_A1_TRAP = negative(clusters, label="min.clusters.noise07.seed0", noise=0.7, seed=0)
 TRAJ_FIXTURES = [
     random(wellsep, **BASE),
     random(wellsep, label="min.wellsep.eps1_logistic2", profiles=STD, **LARGE),
@@ -119,7 +131,9 @@ def _e4_second_method(fx, t0: float = 0.5, t_end: float = 3.0) -> tuple[float, f
 IRREGULAR_ENTRY = "S_dead is never entered (a neuron outside S_dead stays outside)"
 
 
-@claim("min2024.lem12", kind="lemma", title="Lemma 12 (S+, S-, S_dead are trapping)",
+@claim("min2024.lem12", kind="lemma",
+       fidelity="faithful", no_room="memberships: yes/no conclusions",
+       title="Lemma 12 (S+, S-, S_dead are trapping)",
        statement=r"Consider any solution to the gradient flow (2): (i) $w_j(t_1)\in S_{dead}\Rightarrow w_j(t_1+\tau)"
        r"\in S_{dead}$; (ii) $j\in V_+$, $w_j(t_1)\in S_+\Rightarrow w_j(t_1+\tau)\in S_+$; (iii) the same for "
        r"$V_-$, $S_-$; for all $\tau\ge0$.",
@@ -135,37 +149,34 @@ IRREGULAR_ENTRY = "S_dead is never entered (a neuron outside S_dead stays outsid
            second_method="App. E.4's glued solution integrated a second time with scipy DOP853 (rtol 1e-12) from "
            "t0: <x, w(t)> > 0 right after t0, agreeing with the RK4 trajectory whose integral-equation residual "
            "is checked; both computed in the check",
+           independence="another integrator",
            summary="S_dead does not trap every solution: App. E.4's Caratheodory solution leaves its boundary; "
-           "Lemma 12(i) holds for regular solutions (Definition 1), the ones Theorem 1 is stated for",
-           amended=r"For any regular solution (Definition 1): (i)-(iii) hold.",
-           difference="'regular solution' in place of 'any solution'",
-           amended_title="Lemma 12 for regular solutions (amended)"),
+           "Lemma 12(i) holds for regular solutions (Definition 1), the ones Theorem 1 is stated for: the amended "
+           "lemma is min2024.lem12.amended, where (i) is Definition 1 itself and (ii)-(iii) are checked"),
        fixtures=[random(example_e34), random(wellsep, **BASE),
                  random(wellsep, label="min.wellsep.eps1_logistic2", profiles=STD, **LARGE),
                  adversarial(example_e34, label="min.example_e4.tiny", scale=1e-3)] + TRAJ_FIXTURES[2:] + [
                  NEG_A1, negative(wellsep, label="min.wellsep.tilt", mutation=IRREGULAR_ENTRY,
                                   **{**BASE, "tilt": True})],
        judged_by="on App. E.4's example (x = [1,0], y = +1, w(0) = [0,1], v(0) = 1): 'any solution' takes the glued "
-       "solution leaving at t0 = 0.5 (its integral-equation residual is the computation's validity, 1e-6), the "
-       "amended 'regular solution' the constant one; on simulated regular solutions (any eps, data with S_dead "
+       "solution leaving at t0 = 0.5 (its integral-equation residual is the computation's validity, 1e-6); on "
+       "simulated regular solutions (any eps, data with S_dead "
        "interior, inits inside S-, on hyperplanes): every neuron that enters S_dead, or S_sign(v_j), stays at "
        "every later saved time (adversarial: init scale 1e-3, departure O(1e-6) near t0)")
 def lem12(fx):
     ev = Evidence()
     if "x" in fx:
-        irregular = not fx.amended
-        t, W, V = _glued_solution(fx, 0.5 if irregular else 1e9)
+        t, W, V = _glued_solution(fx, 0.5)
         res = _caratheodory_residual(fx, t, W, V)
         ev.accuracy("integral-equation residual of the solution (45)", res, 1e-6)
         pre = W @ fx["x"]
         starts_dead = float(pre[0]) <= 0
         ev.forall("(i) once in S_dead, in S_dead at every later time", [starts_dead and bool((pre <= 0).all())],
                   relation="true", detail=f"max_t <x, w(t)> = {pre.max():.4g}")
-        if irregular:
-            lo, diff = _e4_second_method(fx)
-            ev.record(second_method_min_pre_after_t0=lo, second_method_max_w1_difference=diff)
-            ev.certify(counterexample="x = [1,0], y = +1, w(0) = [0,1], v(0) = 1, leave at t0 = 0.5",
-                       w_end=W[-1], v_end=float(V[-1]))
+        lo, diff = _e4_second_method(fx)
+        ev.record(second_method_min_pre_after_t0=lo, second_method_max_w1_difference=diff)
+        ev.certify(counterexample="x = [1,0], y = +1, w(0) = [0,1], v(0) = 1, leave at t0 = 0.5",
+                   w_end=W[-1], v_end=float(V[-1]))
         ev.record(residual=res, relative_residual=res / abs(fx["v0"]))
         return ev
     p = phases(fx)
@@ -191,13 +202,18 @@ def lem12(fx):
     return ev
 
 
-@claim("min2024.lem12.ii", kind="lemma", title="Lemma 12(ii)-(iii): S+ traps V+ neurons, S- traps V- neurons",
-       statement=r"$j\in V_+$ and $w_j(t_0)\in S_+\Rightarrow w_j(t)\in S_+$ for $t\ge t_0$; the same for $V_-$, $S_-$ "
-       r"(no small init needed).", hypotheses=ANY_EPS_HYPS, uses=["min2024.claim.act"],
-       fixtures=TRAJ_FIXTURES + [NEG_A1, negative(wellsep, mutation="V- neurons trapped in S+",
+@claim("min2024.lem12.amended", kind="lemma",
+       fidelity="faithful", no_room="memberships: a yes/no conclusion",
+       title="Lemma 12 for regular solutions (amended): S+ traps V+ neurons, "
+       "S- traps V- neurons", amends="min2024.lem12",
+       statement=r"For any regular solution (Definition 1): (i) $w_j(t_1)\in S_{dead}\Rightarrow w_j(t_1+\tau)\in "
+       r"S_{dead}$, which is Definition 1 itself (not judged); (ii) $j\in V_+$ and $w_j(t_0)\in S_+\Rightarrow "
+       r"w_j(t)\in S_+$ for $t\ge t_0$; (iii) the same for $V_-$, $S_-$ (no small init needed).",
+       hypotheses=ANY_EPS_HYPS, uses=["min2024.claim.act"],
+       fixtures=TRAJ_FIXTURES + [NEG_A1, NEG_A1_TRAP, negative(wellsep, mutation="V- neurons trapped in S+",
                                                   **{**SMALL, "crafted": "in_sminus"})],
        judged_by="membership along the trajectory at every saved time (any eps, incl. eps = 1, 3)")
-def lem12_ii(fx):
+def lem12_amended(fx):
     ev = Evidence()
     p = phases(fx)
     s = p.run.s
@@ -220,7 +236,13 @@ def lem12_ii(fx):
 # Lemmas 13, 14
 
 
-@claim("min2024.lem13", kind="lemma", title="Lemma 13 (norms shrink at most exponentially before t1)",
+@claim("min2024.lem13", kind="lemma",
+       fidelity="faithful", no_room="log-form inequalities whose slack is an additive log margin (the recorded "
+       "slack_ratio is the shrink rate over the bound's)",
+       cannot_fail="the shrink bound is judged on [0, min(t1, T)]: at large eps T <= 0 leaves no time to judge, and "
+       "off Assumptions 1-2 t1 is infinite (the min.clusters control passes: the rate 2 n X_max bounds |d rho/dt| "
+       "while |f| stays small, with or without Assumption 1); the mutated rate 0 is refuted",
+       title="Lemma 13 (norms shrink at most exponentially before t1)",
        statement=r"$\sum_{j\in\tilde V_\pm}\|w_j(t_1)\|^2\ge e^{-4nX_{\max}t_1}\sum_{j\in\tilde V_\pm}\|w_j(0)\|^2$; "
        r"per neuron $\|w_j(t)\|^2\ge e^{-4nX_{\max}t}\|w_j(0)\|^2$ while $\max|f|\le1/2$.",
        hypotheses=THEOREM_HYPS,
@@ -251,13 +273,16 @@ def lem13(fx):
     return ev
 
 
-@claim("min2024.lem14", kind="lemma", title="Lemma 14 (norms of V~+- neurons non-decreasing after t1)",
+@claim("min2024.lem14", kind="lemma",
+       fidelity="faithful", no_room="monotonicity of the norms: a sign (increments >= 0)",
+       title="Lemma 14 (norms of V~+- neurons non-decreasing after t1)",
        statement=r"For $t\ge t_1$, $\sum_{j\in\tilde V_\pm}\|w_j(t)\|^2$ is non-decreasing (each term too).",
        hypotheses=THEOREM_HYPS, uses=["min2024.thm1.c"],
        fixtures=[random(wellsep, **BASE), adversarial(wellsep, label="min.wellsep.in_sminus",
                                                        **{**BASE, "crafted": "in_sminus"}),
                  adversarial(wellsep, label="min.wellsep.logistic2", **{**SMALL, "loss": "logistic2"}),
-                 NEG_A1, negative(wellsep, mutation="from t = 0 for all neurons", **{**SMALL, "crafted": "in_sminus"})],
+                 NEG_A1, LARGE_INIT_PROBE,
+                 negative(wellsep, mutation="from t = 0 for all neurons", **{**SMALL, "crafted": "in_sminus"})],
        judged_by="increments of log-norms between saved times >= -1e-9 (RK error)")
 def lem14(fx):
     ev = Evidence()
@@ -282,12 +307,14 @@ def lem14(fx):
 # Activation-pattern evolution (7)-(8), dwell time and caps (App. C)
 
 
-@claim("min2024.claim.act", kind="claim", title="Activation-pattern evolution (7)-(8), exact form (from (46))",
+@claim("min2024.claim.act", kind="claim",
+       fidelity="faithful",
+       title="Activation-pattern evolution (7)-(8), exact form (from (46))",
        statement=r"While $w_j\notin S_{dead}$, $t\mapsto \mathrm{sign}(v_j)y_i\langle x_i,w_j(t)\rangle$ is "
        r"non-decreasing for every $i$: a $V_+$ neuron never loses a positive point nor regains a negative one "
        r"(symmetrically for $V_-$); each activation flips at most once.",
        hypotheses=ANY_EPS_HYPS, uses=["min2024.claim.eq46"],
-       fixtures=TRAJ_FIXTURES + [NEG_A1, negative(wellsep, mutation="reverse direction", **BASE)],
+       fixtures=TRAJ_FIXTURES + [NEG_A1, NEG_A1_PROBE, negative(wellsep, mutation="reverse direction", **BASE)],
        judged_by="signed-margin increments between saved states (>= -1e-9 relative) and per-(i,j) flip counts "
        "(paper: needs small eps; spec E2: holds at any eps)")
 def act(fx):
@@ -318,7 +345,12 @@ DWELL_MUS = (0.6, 0.2, 0.05, 0.02)
 DWELL_ATTAINED = "dwell = Theta(Delta t) (the bound's mu^{-5/2} rate attained)"
 
 
-@claim("min2024.claim.dwell", kind="claim", title="Dwell time in one activation pattern (Sec. 3.3, App. C.2)",
+@claim("min2024.claim.dwell", kind="claim",
+       fidelity="faithful",
+       cannot_fail="off Assumption 2 zeta = 0 and off Assumption 1 mu <= 0 make Delta t infinite or undefined, and at "
+       "large eps the alignment phase [0, T] is empty: no broken hypothesis gives a finite bound to exceed; the "
+       "mutated attained rate is refuted",
+       title="Dwell time in one activation pattern (Sec. 3.3, App. C.2)",
        statement=r"During $[0,T]$ a $V_+$ neuron outside $S_+\cup S_{dead}$ changes its activation pattern within "
        r"$\Delta t=4/(\min\{\zeta,\xi\}\sqrt\mu X_{\min}n_a)$ (symmetrically for $V_-$).",
        hypotheses=THEOREM_HYPS, uses=["min2024.lem9", "min2024.lem11", "min2024.claim.cap"],
@@ -328,7 +360,8 @@ DWELL_ATTAINED = "dwell = Theta(Delta t) (the bound's mu^{-5/2} rate attained)"
                  NEG_A1, negative(wellsep, mutation=DWELL_ATTAINED, **BASE)],
        judged_by="every maximal constant-pattern interval on the saved grid (an upper estimate of its length; the "
        "interval censored at the horizon is skipped) against Delta t(n_a): a quantifier over intervals, vacuous "
-       "when none; the bound is ~100x loose, so a companion rate check: in the eps -> 0 limit on the fixture's "
+       "when none; the bound is loose and keeps the mark (smallest room 85 in quick: Delta t carries min{zeta, mu^2}); "
+       "a companion rate check, shown beside it (it pins nothing), in the eps -> 0 limit on the fixture's "
        "data rebuilt at mu = 0.6 ... 0.02, the fitted exponent of max(dwell x n_a) against mu is >= that of "
        "4/(min{zeta, xi} sqrt(mu) X_min) (~ -5/2) within 0.1 plus twice the fit's standard error")
 def dwell(fx):
@@ -363,7 +396,11 @@ def dwell(fx):
     return ev
 
 
-@claim("min2024.claim.cap", kind="claim", title="No V+ neuron enters the cap around x- during [0, T] (App. C.2)",
+@claim("min2024.claim.cap", kind="claim",
+       fidelity="faithful",
+       cannot_fail="off Assumption 2 zeta = 0 and the cap is the ray along x_-+ itself, which a neuron starting off "
+       "it does not reach in [0, T]; off Assumption 1 the clusters control held; the mutated zeta = zeta1* is refuted",
+       title="No V+ neuron enters the cap around x- during [0, T] (App. C.2)",
        statement=r"If $\cos(w_j(0),x_-)<\sqrt{1-\zeta}$ for $j\in V_+$ then $\cos(w_j(t),x_-)<\sqrt{1-\zeta}$ on "
        r"$[0,T]$ (symmetrically for $V_-$, $x_+$), with $\zeta=\min\{\zeta_1,\zeta_2\}$.",
        hypotheses=THEOREM_HYPS, uses=["min2024.lem8", "min2024.lem10"],
@@ -405,10 +442,13 @@ FIT = [random(wellsep, **BASE),
 FIT_HYPS = THEOREM_HYPS + [VTILDE]
 
 
-@claim("min2024.claim.classified", kind="claim", title="All data correctly classified from t1 on (l.133)",
+@claim("min2024.claim.classified", kind="claim",
+       fidelity="faithful", no_room="signs of y_i f(x_i): a yes/no conclusion",
+       title="All data correctly classified from t1 on (l.133)",
        statement=r"If $\tilde V_\pm\ne\emptyset$, $y_if(x_i)>0$ for all $i$ and all $t\ge t_1$.",
        hypotheses=FIT_HYPS, uses=["min2024.thm1.a"],
-       fixtures=FIT + [NEG_A1, negative(wellsep, mutation="classified from t = 0", **{**BASE, "crafted": "in_sminus"})],
+       fixtures=FIT + [NEG_A1, NEG_A1_PROBE,
+                       negative(wellsep, mutation="classified from t = 0", **{**BASE, "crafted": "in_sminus"})],
        judged_by="sign of y_i f(x_i) = P_i - N_i (positive and negative parts compared in log space) at every "
        "saved t >= t1")
 def classified(fx):
@@ -430,11 +470,13 @@ def classified(fx):
     return ev
 
 
-@claim("min2024.claim.decomp", kind="claim", title="Loss decomposition after t1 (D.2, (32))",
+@claim("min2024.claim.decomp", kind="claim",
+       fidelity="faithful", no_room="activation sets (a count, 0) and a rounding-level identity",
+       title="Loss decomposition after t1 (D.2, (32))",
        statement=r"For $t\ge t_1$, $f(x_i)=f_+(x_i)$ on $I_+$ and $f(x_i)=f_-(x_i)$ on $I_-$, so $L=L_++L_-$ with "
        r"$L_\pm$ a linear-network loss of $(W_\pm,v_\pm)$ on $I_\pm$.",
        hypotheses=FIT_HYPS, uses=["min2024.thm1.c"],
-       fixtures=FIT + [NEG_A1, negative(wellsep, mutation="every live neuron active on I+", **BASE)],
+       fixtures=FIT + [NEG_A1, NEG_A1_PROBE, negative(wellsep, mutation="every live neuron active on I+", **BASE)],
        judged_by="activation sets (band tau = 1e-9 X_max, as the memberships) at every saved t >= t1, and "
        "f = f+ + f- in log-shifted form")
 def decomp(fx):
@@ -465,10 +507,12 @@ def decomp(fx):
     return ev
 
 
-@claim("min2024.claim.inv", kind="claim", title="Linear-network invariant after t1 (D.3)",
+@claim("min2024.claim.inv", kind="claim",
+       fidelity="faithful", no_room="an invariant judged at the integrator's tolerance",
+       title="Linear-network invariant after t1 (D.3)",
        statement=r"For $t\ge t_1$, $W_+^\top W_+-v_+v_+^\top$ (and $W_-^\top W_--v_-v_-^\top$) is constant in time.",
        hypotheses=FIT_HYPS, uses=["min2024.claim.decomp"],
-       fixtures=FIT + [NEG_A1, negative(wellsep, mutation="W+^T W+ constant (no v term)", **BASE)],
+       fixtures=FIT + [NEG_A1, LARGE_INIT_PROBE, negative(wellsep, mutation="W+^T W+ constant (no v term)", **BASE)],
        judged_by="||G(t) - G(t1)||_2 / ||W_+(t)||_F^2 at every saved t >= t1, G_jk = e^{rho_j+rho_k}"
        "(<u_j,u_k> - s_j s_k); tolerance 1e-6 (RK rtol 1e-10 over a horizon of ~1e3)")
 def inv(fx):
@@ -493,7 +537,12 @@ def inv(fx):
     return ev
 
 
-@claim("min2024.claim.lowrank_blocks", kind="claim", title="Block low rank after t1 (D.3, (41)-(43))",
+@claim("min2024.claim.lowrank_blocks", kind="claim",
+       fidelity="faithful",
+       no_room="the bound is attained up to the O(eps) term by a rank-one block (relative slack 0)",
+       cannot_fail="the block bound holds whenever each block is (nearly) rank one, which the large-eps control also "
+       "reaches (held); off Assumption 1 V~+- are undefined; the mutated bound from t = 0 is refuted",
+       title="Block low rank after t1 (D.3, (41)-(43))",
        statement=r"$\|W_\pm\|_F^2\le\|W_\pm\|_2^2+\frac{4\epsilon W_{\max}^2}{\sqrt h}|\tilde V_\pm|$ and "
        r"$\|W_{dead}\|_F^2\le\frac{4\epsilon W_{\max}^2}{\sqrt h}|\tilde V_{dead}|$ for $t\ge t_1$.",
        hypotheses=FIT_HYPS, uses=["min2024.claim.inv", "min2024.lem3"],
@@ -544,7 +593,11 @@ def _box_worst_cos(X: np.ndarray, y: np.ndarray) -> float:
     return float((xa @ xp / (np.linalg.norm(xa, axis=1) * np.linalg.norm(xp))).min())
 
 
-@claim("min2024.claim.refine", kind="claim", title="Refined alignment on [t1, t2+] (D.2, (37)-(40))",
+@claim("min2024.claim.refine", kind="claim",
+       fidelity="faithful",
+       cannot_fail="its window [t1, t2+] exists only where t1 and t2 do: off Assumption 1 t1 is infinite, and at "
+       "large eps the window is empty; the mutated g_i >= 1 is refuted",
+       title="Refined alignment on [t1, t2+] (D.2, (37)-(40))",
        statement=r"On $[t_1,t_2^+]$: $g_i\in[1/2,3/2]$ ($i\in I_+$), $\cos(x_+,\tilde x_a)\ge1/2$ (printed in "
        r"'Complete the missing pieces'; the proof shows and uses $1/3$), $\|\tilde x_a\|\ge\sqrt\mu n_+X_{\min}/2$; "
        r"on $[t_1+6/(\sqrt\mu n_+X_{\min}),t_2^+]$: $\cos(w_j,x_+)\ge1/4$ and $\frac{d}{dt}\|w_j\|^2\ge"
@@ -602,7 +655,9 @@ def _sdead_empty(fx):
 SDEAD_EMPTY = hypothesis("S_dead = {0} (LP certificate)", _sdead_empty)
 
 
-@claim("min2024.claim.deadempty", kind="claim", title="If S_dead is empty every neuron reaches S+ or S- (l.123)",
+@claim("min2024.claim.deadempty", kind="claim",
+       fidelity="faithful", no_room="memberships: a yes/no conclusion",
+       title="If S_dead is empty every neuron reaches S+ or S- (l.123)",
        statement=r"If $S_{dead}=\{0\}$, every $w_j(t_1)\in S_{\mathrm{sign}(v_j)}$.",
        hypotheses=THEOREM_HYPS + [SDEAD_EMPTY], uses=["min2024.thm1.a"],
        fixtures=[random(wellsep, n_pos=4, n_neg=4, D=2, mu=0.5, h=8, xnorm=(1.0, 1.5), seeds={"quick": 1,
@@ -628,11 +683,17 @@ def deadempty(fx):
 FROZEN = "no hyperplane is ever crossed (patterns frozen from t = 0)"
 
 
-@claim("min2024.claim.exist", kind="claim", title="Existence of a regular solution without Zeno behaviour (App. E.2)",
+@claim("min2024.claim.exist", kind="claim",
+       fidelity="proxy",
+       fidelity_note="existence of a global regular Caratheodory solution taken from the event-driven integrator "
+       "reaching its horizon without step collapse (validity, not a proof of existence); the crossing count per "
+       "hyperplane is judged on the saved grid",
+       no_room="a crossing count: an integer bound",
+       title="Existence of a regular solution without Zeno behaviour (App. E.2)",
        statement=r"Under Assumption 1 a global regular Caratheodory solution exists; each hyperplane "
        r"$\{\langle x_i,w_j\rangle=0\}$ is crossed at most once.", hypotheses=ANY_EPS_HYPS,
        uses=["min2024.claim.act", "min2024.claim.eq46"],
-       fixtures=TRAJ_FIXTURES[:3] + [NEG_A1, negative(wellsep, mutation=FROZEN, **BASE)],
+       fixtures=TRAJ_FIXTURES[:3] + [NEG_A1, NEG_A1_PROBE, negative(wellsep, mutation=FROZEN, **BASE)],
        judged_by="the event-driven integrator reaches the horizon without step collapse (the computation's "
        "validity: a solution exists on the horizon); flip counts <= 1 per (i, j) (a count: no room)")
 def exist(fx):

@@ -29,6 +29,12 @@ def sgd_train(X, y, a0, W0, rng, lr=0.1, batch=50, epochs=500):
 
 
 @claim("phuong2021.exp.fig1", kind="experiment", title="Figure 1 (Section 5.1): rank two and max-margin alignment",
+       cannot_fail="a reproduction of Section 5.1's experiment on its data law: there is no hypothesis to break;"
+                   " the control correlating with the opposite max-margin direction is refuted",
+       fidelity="proxy",
+       fidelity_note="the figure's qualitative statements ('rank two', 'most neurons correlate above 0.9') by "
+                     "harness thresholds (sigma_3/sigma_1 <= 0.06, median correlation >= 0.9); unreported "
+                     "choices (biases, init, loss reduction) fixed by the harness",
        statement=r"After SGD training on the Section 5.1 data the first-layer matrix has rank two (all but two singular "
                  r"values effectively zero), rows align along two directions, and the correlation of $w_j$ with its "
                  r"max-margin direction ($w_+$ if $a_j>0$, $w_-$ if $a_j<0$) is above 0.9 for most neurons.",
@@ -116,6 +122,11 @@ def residual_sgd(X, y, Ws, rng, lr=0.1, batch=50, epochs=500):
 
 
 @claim("phuong2021.exp.fig2", kind="experiment", title="Figure 2 (Section 5.2): deeper residual network",
+       cannot_fail="a reproduction of Section 5.2's exploratory experiment (no theorem): no hypothesis to break;"
+                   " the control correlating with the farther max-margin direction is refuted",
+       fidelity="proxy",
+       fidelity_note="'rank two' read as the trained update's sigma_3/sigma_1 <= 0.01 and 'correlate highly' as "
+                     "median correlation >= 0.9 (harness thresholds); unreported choices fixed by the harness",
        statement=r"A residual network (30) with L = 4 and width 100, trained as in Section 5.1: $W_1,W_2,W_3$ are all "
                  r"of rank two, and first-layer rows correlate highly with the closest max-margin direction "
                  r"(exploratory; no theorem).",
@@ -135,8 +146,10 @@ def fig2(fx):
     raw = []
     for layer in range(3):
         sv = np.linalg.svd(Ws[layer] - W0[layer], compute_uv=False)
+        # 0.01 is the harness's reading of the figure's "rank two", not a printed constant: no room (measured
+        # sigma_3/sigma_1 of the update 4e-4 to 6e-4 on the quick seed)
         ev.le(f"W_{layer + 1} - W_{layer + 1}(0): sigma_3/sigma_1 (rank-two update)", float(sv[2] / sv[0]), 0.01,
-              rtol=0.0)
+              rtol=0.0, room=None)
         sr = np.linalg.svd(Ws[layer], compute_uv=False)
         raw.append(float(sr[2] / sr[0]))
         ev.add_series(f"Fig. 2: top-10 singular values of W_{layer + 1}", np.arange(1, 11), {"sigma_k": sr[:10]},
@@ -199,6 +212,12 @@ LOW_RANK_MUTATION = "W_7 of rank at most one"
 
 
 @claim("phuong2021.exp.mnist", kind="experiment", title="Appendix D (Figures 3, 4): real digits, 0 vs 1",
+       cannot_fail="a reproduction on an offline analogue of App. D: no hypothesis to break; the control "
+                   "claiming W_7 of rank at most one is refuted",
+       fidelity="proxy",
+       fidelity_note="an offline analogue of App. D stands in for the MNIST experiment (scikit-learn's 8x8 "
+                     "digits, an MLP in place of the CNN, 150 Adam steps instead of ~5000); qualitative "
+                     "statements by harness thresholds",
        statement=r"A network trained as in App. D on two digit classes learns representations in which same-class "
                  r"examples are more similar than cross-class ones, more so at higher layers (Fig. 3), and the "
                  r"weight matrix $W_7$ of its first fully-connected layer has very few (perhaps five or ten) "
@@ -239,31 +258,71 @@ def exp_mnist(fx):
 PIXELS_OS = "the input pixels are already orthogonally separable"
 
 
-@claim("phuong2021.exp.mnist.os", kind="experiment", title="Appendix D (Figure 3): 7th-layer representations OS, on digits",
-       statement=r"'Remarkably, the 7th layer representations are orthogonally separable': on the 8x8-digits analogue "
-                 r"of App. D, the ReLU output of layer 7 satisfies eq. (1) on every pair of training examples.",
-       derived="the harness's transplant of App. D's Figure 3 claim to an offline analogue (scikit-learn's 8x8 "
-               "digits, an MLP in place of the CNN, 150 Adam steps); a failure here is a finding about the analogue, "
-               "not an erratum of the paper's MNIST experiment, which could not be rerun offline",
-       expected="refuted",
-       expected_reason="on the analogue the layer-7 representation is not orthogonally separable on any seed or "
-                       "pair tried: 4% to 50% of the pairs violate eq. (1) (the pre-activations 1.5% to 31%); the "
-                       "W_7 low-rank part of App. D does reproduce (phuong2021.exp.mnist)",
-       uses=["phuong2021.exp.mnist"],
-       fixtures=[random(ph.digits), adversarial(ph.digits, pair=(3, 8), label="digits 3 vs 8"),
-                 negative(ph.digits, mutation=PIXELS_OS)],
-       judged_by="exact signs of every f^7(x_i)^T f^7(x_j), i != j (f^7 the ReLU output of layer 7; the "
-                 "pre-activation reading is recorded and fails too). " + MNIST_DIFFERENCES, timeout_s=300)
-def exp_mnist_os(fx):
+def _layer7_os(fx, pre: bool) -> Evidence:
+    """Eq. (1) on every pair of training examples in layer 7's representation: its pre-activations
+    W_7 f^6 + b_7 (``pre``) or its ReLU output f^7; the pixel control takes the input pixels instead."""
     ev = Evidence()
     y = fx["y"]
-    L = fx["layers"][0] if fx.mutated(PIXELS_OS) else fx["layers"][-1]
+    pre_act = fx["X"] @ fx["W7"].T + fx["b7"]
+    L = fx["layers"][0] if fx.mutated(PIXELS_OS) else (pre_act if pre else fx["layers"][-1])
     K = L @ L.T
     same, off = np.equal.outer(y, y), ~np.eye(len(y), dtype=bool)
     ok = np.where(same, K > 0, K <= 0)[off]
-    ev.forall("eq. (1) on every pair of training examples (layer 7, ReLU output)", ok, relation="true")
-    pre = fx["X"] @ fx["W7"].T + fx["b7"]
-    ev.record(violating_pair_fraction=float(np.mean(~ok)), violating_pair_fraction_preactivation=_violations(pre, y),
-              accuracy=fx["accuracy"])
+    where = "input pixels" if fx.mutated(PIXELS_OS) else ("layer 7, pre-activations" if pre else "layer 7, ReLU output")
+    ev.forall(f"eq. (1) on every pair of training examples ({where})", ok, relation="true")
+    cross = (~same)[off]
+    ev.record(violating_pair_fraction=float(np.mean(~ok)), violating_pairs=int(np.sum(~ok)), pairs=int(ok.size),
+              negative_cross_class_fraction=float(np.mean(K[~same] < 0)),
+              violating_cross_class_pairs=int(np.sum(~ok & cross)),
+              violating_pair_fraction_preactivation=_violations(pre_act, y),
+              violating_pair_fraction_relu_output=_violations(fx["layers"][-1], y), accuracy=fx["accuracy"])
     _theory_hypotheses(fx, ev)
     return ev
+
+
+_MNIST_OS_FIDELITY = ("an offline analogue of App. D stands in for the MNIST experiment (scikit-learn's 8x8 digits, an "
+                      "MLP in place of the CNN, 150 Adam steps instead of ~5000)")
+
+
+@claim("phuong2021.exp.mnist.os", kind="experiment", title="Appendix D (Figure 3): 7th-layer representations OS, on digits",
+       statement=r"'Remarkably, the 7th layer representations are orthogonally separable': on the 8x8-digits analogue "
+                 r"of App. D, the pre-activations of layer 7 satisfy eq. (1) on every pair of training examples.",
+       derived="the harness's transplant of App. D's Figure 3 claim to an offline analogue (scikit-learn's 8x8 "
+               "digits, an MLP in place of the CNN, 150 Adam steps); a failure here is a finding about the analogue, "
+               "not an erratum of the paper's MNIST experiment, which could not be rerun offline. Pre-activations: "
+               "Fig. 3 shows negative cross-class products at layer 7, impossible for ReLU outputs (>= 0), so the "
+               "figure plots pre-activations (the ReLU-output reading is phuong2021.exp.mnist.os.relu)",
+       expected="refuted",
+       expected_reason="on the analogue the layer-7 pre-activations are not orthogonally separable on any seed or pair "
+                       "tried: 1.5% to 31% of the pairs violate eq. (1); the W_7 low-rank part of App. D does reproduce "
+                       "(phuong2021.exp.mnist)",
+       uses=["phuong2021.exp.mnist"],
+       fixtures=[random(ph.digits), adversarial(ph.digits, pair=(3, 8), label="digits 3 vs 8"),
+                 negative(ph.digits, mutation=PIXELS_OS)],
+       fidelity="proxy", fidelity_note=_MNIST_OS_FIDELITY, no_room="yes/no sign conditions on every pair",
+       judged_by="exact signs of every z^7(x_i)^T z^7(x_j), i != j, z^7 = W_7 f^6 + b_7 the pre-activations of layer 7 "
+                 "(the reading of Fig. 3, whose cross-class products go negative); the ReLU-output fractions are "
+                 "recorded beside it. " + MNIST_DIFFERENCES, timeout_s=300)
+def exp_mnist_os(fx):
+    return _layer7_os(fx, pre=True)
+
+
+@claim("phuong2021.exp.mnist.os.relu", kind="experiment",
+       title="Appendix D (Figure 3): 7th-layer ReLU outputs OS, on digits (derived reading)",
+       statement=r"On the 8x8-digits analogue of App. D, the ReLU outputs $f^7$ of layer 7 satisfy eq. (1) on every "
+                 r"pair of training examples.",
+       derived="the ReLU-output reading of App. D's 'the 7th layer representations are orthogonally separable', kept "
+               "beside the pre-activation reading that Fig. 3 shows (phuong2021.exp.mnist.os): ReLU outputs are >= 0, "
+               "so every cross-class product is >= 0 by construction and eq. (1) there demands exact zeros (disjoint "
+               "active units per class), the J_+/J_- split of the theory; the analogue's transplant as above",
+       expected="refuted",
+       expected_reason="4% to 50% of the pairs violate eq. (1) on the analogue (cross-class pairs with a shared active "
+                       "unit)",
+       uses=["phuong2021.exp.mnist"],
+       fixtures=[random(ph.digits), adversarial(ph.digits, pair=(3, 8), label="digits 3 vs 8"),
+                 negative(ph.digits, mutation=PIXELS_OS)],
+       fidelity="proxy", fidelity_note=_MNIST_OS_FIDELITY, no_room="yes/no sign conditions on every pair",
+       judged_by="exact signs of every f^7(x_i)^T f^7(x_j), i != j (f^7 the ReLU output of layer 7). " + MNIST_DIFFERENCES,
+       timeout_s=300)
+def exp_mnist_os_relu(fx):
+    return _layer7_os(fx, pre=False)

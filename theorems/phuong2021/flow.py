@@ -13,6 +13,7 @@ from scipy.special import exp1
 from fixtures import orthogonal as osd
 from fixtures import phuong2021 as ph
 from verify import Evidence, adversarial, claim, erratum, judge_trend, negative, random
+from verify.claims import declare_amended
 from verify.numerics.nets import activation as relu
 from verify.numerics.nets import loss_weights, margins, min_norm_subgradient
 from verify.numerics.sectors import class_sum_directions
@@ -40,6 +41,11 @@ from .hypotheses import (
 
 
 @claim("phuong2021.lemA.3", kind="lemma", title="Lemma A.3 (explicit gradient-flow dynamics)",
+       cannot_fail="(45), (46) equal minus the minimum-norm Clarke element at every point where general position"
+                   " holds, the fixtures' setting; the controls without the projection P_w are refuted",
+       fidelity="faithful",
+       no_room="an identity (the ODE equals minus the min-norm Clarke element), at rounding or finite-difference"
+               " level",
        statement=r"If $\{x_i\}\cup\{0\}$ is in general position, then for all $j$ and a.e. $t$: "
                  r"$\dot a_j = -\sum_i \ell_i'(t)\rho(w_j^\top x_i)$ (45) and "
                  r"$\dot w_j = -\sum_i \ell_i'(t) 1\{w_j^\top x_i>0\} a_j P_{w_j} x_i$ (46).",
@@ -142,6 +148,8 @@ def run_flow(fx, s_max: float, n_pts: int = 200):
 
 
 @claim("phuong2021.lemA.4", kind="lemma", title="Lemma A.4 (balancedness and sign preservation)",
+       fidelity="faithful",
+       no_room="an identity (|a_j| = ||w_j||) at the integrator's resolution",
        statement=r"If the network is balanced at initialisation and trained by gradient flow with a loss whose "
                  r"derivative is bounded, then $a_j(t) = \operatorname{sign}(a_j(0))\,\|w_j(t)\|$ for all "
                  r"$t\ge0$ (eq. (57)).",
@@ -276,10 +284,13 @@ def _rate_check(fx):
 
 
 @claim("phuong2021.lemA.4.rate", kind="claim", title="Lemma A.4, proof: exponential bound on a_j^2",
+       fidelity="faithful",
+       no_room="an exponential lower bound compared at t in [0, 0.5] (room recorded where it passes)",
        statement=r"$\left|\partial a_j^2/\partial t\right| \le nBV a_j^2$, hence "
                  r"$a_j^2(t)\ge a_j^2(0)e^{-nBVt}$ (B bounds $|\ell'|$, V bounds $\|x_i\|$).",
        hypotheses=[balanced_init, loss_conditions], uses=["phuong2021.lemA.3"],
        erratum=erratum(
+           independence="closed form",
            kind="proof-step error",
            location="Appendix A, proof of Lemma A.4, the sentence after eq. (58)",
            printed="Then |d a_j^2 / dt| <= n B a_j^2 V, or equivalently |d log a_j^2 / dt| <= n B V. It follows that "
@@ -337,6 +348,8 @@ def _own_class_persistence(a_hist, W_hist, X, y, other_class=False):
 
 
 @claim("phuong2021.lemB.1", kind="lemma", title="Lemma B.1 (own-class activations persist)",
+       fidelity="faithful",
+       no_room="yes/no persistence of signs at every checkpoint",
        statement=r"In the setting of Theorem 1, if $a_j(T)>0$ and $w_j(T)^\top x_k>0$ for some $k$ with $y_k=1$, then "
                  r"$w_j(t)^\top x_k>0$ for all $t\ge T$; likewise for $a_j(T)<0$ and $y_k=-1$.",
        hypotheses=[orthogonally_separable, loss_conditions], uses=["phuong2021.lemA.3", "phuong2021.lemA.4"],
@@ -399,6 +412,8 @@ def _zero_part(X, sig, w):
 
 
 @claim("phuong2021.lem3", kind="lemma", title="Lemma 3 (the extremal sector is absorbing)",
+       fidelity="faithful",
+       no_room="yes/no sector membership at every checkpoint",
        statement=r"In the setting of Theorem 1, if $a_j(T)>0$ and $w_j(T)\in\mathcal S_{\sigma^+}$ then "
                  r"$w_j(t)\in\mathcal S_{\sigma^+}$ for all $t\ge T$; the same for $a_j(T)<0$ and $\sigma^-$.",
        hypotheses=[orthogonally_separable, loss_conditions],
@@ -471,6 +486,10 @@ def lem3(fx):
 # Across BLAS kernels and thread counts (tools/cross_machine.py, OpenBLAS SkylakeX/Zen x1 vs Prescott x2) the
 # largest change measured in this check's floats: f(T)/lambda^2 after GD: 1.2e-4 relative.
 @claim("phuong2021.lem1", reproducible={"rtol": 1e-3, "atol": 1e-6}, kind="lemma", title="Lemma 1 (Maennel et al. 2018: neurons reach extremal sectors)",
+       fidelity="partial",
+       fidelity_note="on orthogonally separable data only (where Lemma 2 gives the extremal sectors exactly); "
+                     "the lemma is stated for almost all data",
+       no_room="an existence (a time T at which every neuron is in J_0, J_+ or J_-), yes/no",
        statement=r"For a balanced two-layer ReLU net trained by gradient flow with Lipschitz $\ell_i'$, for almost all "
                  r"datasets and almost all initialisations with $\lambda$ small enough there is a time $T$ at which "
                  r"every neuron is (i) in a sector $\sigma\le0$, or (ii) $a_j(T)>0$ in a positive extremal sector, or "
@@ -528,6 +547,11 @@ def _alignment_error(fx, lam, targets):
 # Across BLAS kernels and thread counts (tools/cross_machine.py, OpenBLAS SkylakeX/Zen x1 vs Prescott x2) the
 # largest change measured in this check's floats: neuron directions after GD: 6.3e-6 relative.
 @claim("phuong2021.lem1.direction", reproducible={"rtol": 1e-3, "atol": 1e-6}, kind="claim", title="[derived L1.3] early-phase directions are s_+- / ||s_+-||",
+       cannot_fail="the early-phase direction is the unique extremal direction of Lemma 2 on OS data (the "
+                   "fixtures' setting); off it (non-OS) the class sums are not extremal and the groups are "
+                   "undefined; the control aligning with w_+- in the early phase is refuted",
+       fidelity="faithful",
+       no_room="a limit along lambda, judged as a trend",
        statement=r"(derived from Lemmas 1, 2) When the network output first reaches $\max_i|f(x_i)|=10^{-4}$, every "
                  r"surviving neuron points along the normalised class sum $s_{\operatorname{sign}a_j}/\|s\|$ (the "
                  r"unique extremal direction), up to an error vanishing as $\lambda\to0$.",
@@ -551,3 +575,9 @@ def lem1_direction(fx):
     judge_trend("1 - min cos(w_j, s_+-/||s_+-||)", 1.0 / np.array(lams), errs, 1e-4, evidence=ev,
                 scale_label="1/lambda")
     return ev
+
+
+# Amended statements whose marks differ from their printed claim's (erratum(amended=) copies them).
+declare_amended("phuong2021.lemA.4.rate.amended",
+                cannot_fail="a comparison bound valid for every balanced init and bounded-derivative loss in the class; the "
+                            "control halving the rate constant is refuted")

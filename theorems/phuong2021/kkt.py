@@ -31,6 +31,7 @@ def tilde_theta(rng, w_pos, w_neg, p=6):
 
 
 @claim("phuong2021.lemC.1", kind="lemma", title="Lemma C.1 (KKT point of the margin problem (77))",
+       fidelity="faithful",
        statement=r"For orthogonally separable data, $\tilde W=uw_+^\top+zw_-^\top$, $\tilde a=\|w_+\|u-\|w_-\|z$ with "
                  r"$u,z\in\mathbb R^p_{\ge0}$, $u_iz_i=0$, $\|u\|=\|w_+\|^{-1/2}$, $\|z\|=\|w_-\|^{-1/2}$ is a KKT point of "
                  r"$\min\frac12\|\theta\|^2$ s.t. $y_if_\theta(x_i)\ge1$ (77), with multipliers "
@@ -117,10 +118,12 @@ def _sign_facts(fx):
 
 
 @claim("phuong2021.lemC.1.eq80", kind="claim", title="Proof of Lemma C.1: sign facts (79), (80)",
+       fidelity="faithful",
        statement=r"For $y_i=1$: $w_+^\top x_i>0$, $y_iw_-^\top x_i\le0$ (79); for $y_i=-1$: $w_+^\top x_i\le0$, "
                  r"$y_iw_-^\top x_i>0$ (80).",
        hypotheses=[orthogonally_separable],
        erratum=erratum(
+           independence="closed form",
            kind="wrong constant or typo",
            location="Appendix C, proof of Lemma C.1, eq. (80)",
            printed="and for i with y_i = -1, w_+^T x_i <= 0, y_i w_-^T x_i > 0; (80)",
@@ -147,6 +150,9 @@ def lemC1_eq80(fx):
 # Across BLAS kernels and thread counts (tools/cross_machine.py, OpenBLAS SkylakeX/Zen x1 vs Prescott x2) the
 # largest change measured in this check's floats: the best point of a random search: 0.087 relative.
 @claim("phuong2021.lemC.1.global", reproducible="verdict", kind="claim", title="[derived X10] theta~ of Lemma C.1 is a global minimiser of (77)",
+       fidelity="partial",
+       fidelity_note="global optimality tested against local-search end points (SLSQP, p = 3, 6 starts), not "
+                     "every feasible theta",
        statement=r"For orthogonally separable data every feasible $\theta$ of (77) has "
                  r"$\frac12\|\theta\|^2\ge\|w_+\|+\|w_-\|=\frac12\|\tilde\theta\|^2$ (derived; the lemma states "
                  r"only the KKT property).",

@@ -76,6 +76,7 @@ THM1_EXTREMES = (
 # Across BLAS kernels and thread counts (tools/cross_machine.py, OpenBLAS SkylakeX/Zen x1 vs Prescott x2) the
 # largest change measured in this check's floats: D8/D9 and X8/X9 along long log-time GD: 0.019 relative.
 @claim("phuong2021.thm1", reproducible={"rtol": 0.1, "atol": 1e-6}, kind="theorem", title="Theorem 1 (convergence to the two max-margin neurons)",
+       fidelity="faithful",
        statement=r"Two-layer width-$p$ ReLU net, gradient flow, cross-entropy, near-zero balanced init, orthogonally "
                  r"separable data whose positive and negative support examples each span $\mathbb R^d$: for almost "
                  r"all such data and with probability $1-2^{-p}$ over the init, "
@@ -215,6 +216,8 @@ def _derived_x8_x9(ev, tr, X, y, wp, wn, Jp, Jn, idx):
 # Across BLAS kernels and thread counts (tools/cross_machine.py, OpenBLAS SkylakeX/Zen x1 vs Prescott x2) the
 # largest change measured in this check's floats: the (u, z) fit along long log-time GD: 0.043 relative.
 @claim("phuong2021.cor1", reproducible={"rtol": 0.2, "atol": 1e-6}, kind="corollary", title="Corollary 1 (limit function)",
+       fidelity="faithful",
+       no_room="a limit (residual of the fit -> 0), judged as a trend",
        statement=r"Under the conditions of Theorem 1 there are constants $u,z\ge0$ with "
                  r"$f_{\theta(t)}(x)/\|\theta(t)\|^2\to u\rho(w_+^\top x)-z\rho(w_-^\top x)$ (10).",
        hypotheses=THM1_HYPOTHESES, uses=["phuong2021.thm1", "phuong2021.lemA.4", "phuong2021.cor1.p9"],
@@ -259,6 +262,9 @@ def cor1(fx):
 
 
 @claim("phuong2021.cor1.p9", kind="claim", title="Proof of Corollary 1: identity (69)",
+       fidelity="definitional",
+       fidelity_note="eq. (69) is an algebraic identity of balanced networks (2-homogeneity)",
+       no_room="an identity at rounding level",
        statement=r"For balanced $\theta$: $2f_\theta(x)/\|\theta\|^2 = (a/\|a\|)^\top\rho(Wx/\|W\|_F)$ (69).",
        hypotheses=[balanced_init], uses=["phuong2021.lemA.4"],
        fixtures=[random(ph.span_net), random(ph.cones_net, lam=1.0), adversarial(ph.boundary_net),
@@ -287,6 +293,11 @@ def _linear_subnet_flow(X, y, a0, W0, grid):
 
 
 @claim("phuong2021.thm1.p1", kind="claim", title="Proof of Theorem 1: linear-subnetwork reduction (15), (16)",
+       cannot_fail="a step of Theorem 1's proof in its setting (OS, span, near-zero balanced init): off it the "
+                   "groups J_+, J_- are undefined (the extremal sectors of Lemma 2 need OS data), so no probe is"
+                   " possible; the control driving J_+ by all examples is refuted",
+       fidelity="faithful",
+       no_room="an identity of two flows (co-simulation), at integrator resolution",
        statement=r"For $t\ge T$ the $J_+$ block evolves as gradient flow of a two-layer linear network on the positive "
                  r"examples only ($f(x_i)=\sum_{j\in J_+}a_jw_j^\top x_i$, $\dot w_k = a_k\sum_{i\in P}r_ix_i$), the "
                  r"$J_-$ block likewise on the negatives, and $J_0$ is constant.",
@@ -357,6 +368,10 @@ J_T_CLASS_SUMS = "(17), (18) with the class sums s_+- in place of w_+-"
 # Across BLAS kernels and thread counts (tools/cross_machine.py, OpenBLAS SkylakeX/Zen x1 vs Prescott x2) the
 # largest change measured in this check's floats: block distances along long log-time GD: 0.0094 relative.
 @claim("phuong2021.thm1.p2", reproducible={"rtol": 0.1, "atol": 1e-6}, kind="claim", title="Proof of Theorem 1: (17), (18) (cited from Ji & Telgarsky)",
+       cannot_fail="a step of Theorem 1's proof (Ji & Telgarsky's alignment of linear networks) in its setting; "
+                   "off it the blocks are undefined; the class-sum control is refuted",
+       fidelity="faithful",
+       no_room="a limit, judged as a trend",
        statement=r"Each linear subnetwork of (15), (16) aligns with its class's max-margin vector: "
                  r"$\|W_+(t)/\|W_+(t)\|_F-\bar uw_+^\top\|_F\to0$ (17) and "
                  r"$\|W_-(t)/\|W_-(t)\|_F-\bar zw_-^\top\|_F\to0$ (18) with $\bar u,\bar z\ge0$.",
@@ -407,6 +422,9 @@ def thm1_p2(fx):
 # Across BLAS kernels and thread counts (tools/cross_machine.py, OpenBLAS SkylakeX/Zen x1 vs Prescott x2) the
 # largest change measured in this check's floats: C along log-time GD: 1.8e-4 relative.
 @claim("phuong2021.thm1.p3", reproducible={"rtol": 1e-3, "atol": 1e-6}, kind="claim", title="Proof of Theorem 1: (19)-(21) loss, smoothed margin and norm growth",
+       cannot_fail="a step of Theorem 1's proof in its setting; off it the blocks are undefined; the control "
+                   "nu_+ = 2 ||w_+|| is refuted",
+       fidelity="faithful",
        statement=r"$\ell^+(\theta(t))\to0$; $\tilde\gamma(t)=g(\log1/\ell^+)/(2\|W_+\|_F^2)$ is non-decreasing and "
                  r"converges; $\|W_+(t)\|_F^2/\log t\to\nu_+\in(0,\infty)$.",
        hypotheses=THM1_HYPOTHESES, uses=["phuong2021.thm1.p1"],
@@ -455,6 +473,11 @@ def thm1_p3(fx):
 # Across BLAS kernels and thread counts (tools/cross_machine.py, OpenBLAS SkylakeX/Zen x1 vs Prescott x2) the
 # largest change measured in this check's floats: norm growth along long log-time GD: 0.0019 relative.
 @claim("phuong2021.thm1.p4", reproducible={"rtol": 0.1, "atol": 1e-6}, kind="claim", title="Proof of Theorem 1: (22) total norm growth",
+       cannot_fail="a step of Theorem 1's proof in its setting; the control with a wrong nu is refuted",
+       fidelity="partial",
+       fidelity_note="with the derived nu_+- = ||w_+-||: the check tests ||W||_F^2 / log t -> ||w_+|| + ||w_-||,"
+                     " a sharper statement than the printed existence of nu_+- in (0, inf)",
+       no_room="a limit, judged as a trend",
        statement=r"$\|W(t)\|_F^2/\log t\to\nu_++\nu_-$.",
        hypotheses=THM1_HYPOTHESES, uses=["phuong2021.thm1.p3"],
        fixtures=[random(ph.span_net), adversarial(ph.span_net, margin_pos=2.0, label="||w_+|| = 2x"),
@@ -493,6 +516,10 @@ not_checkable(
 
 
 @claim("phuong2021.thm1.p7", kind="claim", title="Proof of Theorem 1: signs of the limit coefficients",
+       cannot_fail="a step of Theorem 1's proof in its setting (signs of the limit coefficients); off it the "
+                   "groups are undefined; the control is refuted",
+       fidelity="faithful",
+       no_room="yes/no signs",
        statement=r"$\bar u_j\ge0$ for $j\in J_+$ and $\bar z_j\ge0$ for $j\in J_-$ (the limit is not $-w_\pm$).",
        hypotheses=THM1_HYPOTHESES, uses=["phuong2021.lemB.1"],
        fixtures=[random(ph.span_net), random(ph.span_net, d=3, n_pos=8, n_neg=8, label="span_net d=3", profiles=("standard", "thorough")),

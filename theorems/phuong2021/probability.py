@@ -89,6 +89,11 @@ PROB_READING = (
 
 
 @claim("phuong2021.thm1.p5", kind="claim", title="Proof of Theorem 1: P(J_+ u J_- nonempty) >= 1 - 2^-p",
+       cannot_fail="Lemma B.1's implication plus the independence of the neurons' signs; the dead-neuron "
+                   "probability is 1/2 per neuron at most on every OS data set; the control claiming 1 - 4^-p is"
+                   " refuted",
+       fidelity="faithful",
+       no_room="a probability lower bound (Clopper-Pearson)",
        statement=r"If $a_j(0)>0$ and $w_j(0)^\top x_{i+}>0$ then $j\in J_+$ (Lemma B.1); each neuron does so (or the "
                  r"negative analogue) with probability 1/2, independently, hence "
                  r"$\mathbb P(J_+\cup J_-\ne\emptyset)\ge1-2^{-p}$.",
@@ -108,6 +113,10 @@ def thm1_p5(fx):
 
 
 @claim("phuong2021.thm1.prob", kind="claim", title="Theorem 1: 'with probability 1 - 1/2^p'",
+       cannot_fail="'at least 1 - 2^-p' holds on every OS data set (each neuron lands in J_+ or J_- with "
+                   "probability >= 1/2); the control claiming probability 1 is refuted",
+       fidelity="faithful",
+       no_room="a probability lower bound (Clopper-Pearson)",
        statement=r"The conclusion of Theorem 1 is non-degenerate (some neuron ends in $J_+\cup J_-$) with probability "
                  r"$1-1/2^p$ over the random initialisation, read as 'at least $1-1/2^p$'.",
        hypotheses=[orthogonally_separable, support_span, balanced_init, near_zero_init, cross_entropy],
@@ -127,6 +136,8 @@ def thm1_prob(fx):
 
 
 @claim("phuong2021.thm1.prob.exact", kind="claim", title="Theorem 1's probability read as an equality (literal)",
+       fidelity="faithful",
+       no_room="a probability (two-sided Clopper-Pearson)",
        statement=r"The conclusion of Theorem 1 is non-degenerate with probability exactly $1-1/2^p$.",
        hypotheses=[orthogonally_separable, support_span, balanced_init, near_zero_init, cross_entropy],
        uses=["phuong2021.thm1.prob"], expected="refuted",

@@ -424,3 +424,66 @@ def flow_kkt_candidates(X: np.ndarray, y: np.ndarray, rng: np.random.Generator, 
             Wn, wn = convex_to_network(r["U"], r["U2"], tol=1e-6)
             out.append(("gradient-flow patterns, restricted optimum", Wn, wn, r["lam"]))
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# the flow's own limit points and their multipliers (Theorem 3 on gradient-flow endpoints)
+
+FLOW_HORIZONS = (640.0, 2560.0, 10240.0, 40960.0)
+NEGLIGIBLE = 1e-3   # neurons below this fraction of the largest ||w_1i|| |w_2i| vanish in the normalised limit
+
+
+def flow_multipliers(X: np.ndarray, y: np.ndarray, W1: np.ndarray, w2: np.ndarray) -> dict:
+    """The normalised network theta / sqrt(q_min) and the multipliers the flow itself gives it (lambda~, eq. 19).
+
+    -grad L = sum_n lambda~_n grad f_n with lambda~_n = -y_n l'(q_n); at a limit point of the flow the KKT multipliers
+    of (13) are lambda = c lambda~ for the scalar c that makes theta_bar = sum_n lambda_n grad f_n(theta_bar) hold (Lyu &
+    Li); c is its least-squares value. lambda~ is taken relative to its largest entry (log domain: it underflows).
+    Neurons below ``NEGLIGIBLE`` of the largest are dropped first: they vanish in the normalised limit.
+    """
+    size = np.linalg.norm(W1, axis=0) * np.abs(w2)
+    keep = size > NEGLIGIBLE * size.max()
+    W1, w2 = W1[:, keep], w2[keep]
+    q = y * (np.maximum(X @ W1, 0.0) @ w2)
+    qmin = float(q.min())
+    if not qmin > 0:
+        return {"separated": False, "q_min": qmin}
+    Wb, ab = W1 / np.sqrt(qmin), w2 / np.sqrt(qmin)
+    lam0 = y * np.exp(np.logaddexp(0.0, qmin) - np.logaddexp(0.0, q))
+    Z = X @ Wb
+    gW = (X.T @ ((Z > 0) * lam0[:, None])) * ab[None, :]
+    ga = np.maximum(Z, 0.0).T @ lam0
+    th, g = np.concatenate([Wb.ravel(), ab]), np.concatenate([gW.ravel(), ga])
+    lam = float(th @ g / (g @ g)) * lam0
+    return {"separated": True, "q_min": qmin, "W1": Wb, "w2": ab, "lam": lam, "dropped": int((~keep).sum()),
+            "value": float(np.sum(np.linalg.norm(Wb, axis=0) * np.abs(ab)))}
+
+
+@lru_cache(maxsize=64)
+def _flow_endpoints(key: bytes, shape: tuple, ykey: bytes, wkey: bytes, wshape: tuple, akey: bytes,
+                    horizons: tuple) -> list[dict]:
+    X = np.frombuffer(key).reshape(shape)
+    y = np.frombuffer(ykey)
+    W1 = np.frombuffer(wkey).reshape(wshape)
+    w2 = np.frombuffer(akey)
+    r = normalized_gradient_descent(W1.T[None], w2[None], X, y, lr=0.05, margin_horizons=list(horizons),
+                                    max_steps=400_000, record_every=400_000, at_kink=0.0, reduction="sum",
+                                    step_margin_ref=10.0)
+    out = []
+    for s in r.snapshots:
+        if s["step"][0] < 0:
+            out.append({"Q": s["Q"], "reached": False})
+            continue
+        out.append({"Q": s["Q"], "reached": True, "step": int(s["step"][0]),
+                    **flow_multipliers(X, y, s["W"][0].T, s["a"][0])})
+    return out
+
+
+def flow_endpoints(X: np.ndarray, y: np.ndarray, W1: np.ndarray, w2: np.ndarray,
+                   horizons: tuple = FLOW_HORIZONS) -> list[dict]:
+    """Gradient flow from (W1, w2) as GD with eta_k = 0.05 / L_k (the flow's path, reparametrised; sub-gradient 0 at
+    kinks, eqs. 18-19; step 0.05 min(1, 10 / q_min) at large margins), snapshots at q_min >= each horizon, each with
+    ``flow_multipliers``. Cached on the inputs (hypotheses and check share it)."""
+    c = [np.ascontiguousarray(a, dtype=float) for a in (X, y, W1, w2)]
+    return _flow_endpoints(c[0].tobytes(), c[0].shape, c[1].tobytes(), c[2].tobytes(), c[2].shape, c[3].tobytes(),
+                           tuple(horizons))

@@ -49,6 +49,9 @@ not_checkable(
 
 
 @claim("wang2022.def2", kind="definition", title="Definition 2 (spike-free matrices)",
+       fidelity="definitional",
+       fidelity_note="a definition: the check tests the harness's exact spike-free predicate against the "
+                     "definition sampled on 20000 unit vectors",
        statement=r"$X$ is spike-free iff for all $\|u\|_2 \le 1$ there is $\|z\|_2 \le 1$ with $(Xu)_+ = Xz$.",
        fixtures=[random(sf_mmatrix), random(F2), random(gen_gauss, N=4, d=3), adversarial(SLIDE),
                  adversarial(F1), adversarial(OBTUSE_SAME),
@@ -88,10 +91,12 @@ NO_2R = "factor 2r dropped: p <= (e(N-1)/r)^r"
 
 
 @claim("wang2022.def.patterns", kind="definition", title="activation patterns P (eq. 6) and Cover's bound on p",
+       fidelity="faithful",
        statement=r"$\mathcal{P} = \{\mathrm{diag}(1(Xw \ge 0)) : w \in \mathbb{R}^d\} = \{D_1,\dots,D_p\}$ and "
                  r"$p \le 2r\,(e(N-1)/r)^r$ with $r = \mathrm{rank}(X)$ (Cover, 1965).",
        hypotheses=[at_least_two_points],
        erratum=erratum(
+           independence="exact arithmetic",
            kind="imprecision",
            location="Sec. 2, after eq. (6) (p. 3)",
            printed="From (Cover, 1965), we have an upper bound p <= 2r (e(N-1)/r)^r where r = rank(X).",

@@ -20,6 +20,7 @@ from fixtures.wang2022 import (
     sf_orthogonal,
 )
 from verify import Evidence, adversarial, claim, erratum, negative, random
+from verify.claims import declare_amended
 from verify.numerics.convex import dual_certificate
 
 from ._hyp import full_rank, orthogonally_separable, spike_free
@@ -95,6 +96,7 @@ def _core(fx, ev: Evidence) -> None:
 
 
 @claim("wang2022.prop4", kind="proposition", title="Proposition 4 (orthogonal separability => dual feasible)",
+       fidelity="faithful",
        statement=r"If $(X,y)$ is orthogonally separable and the KKT point has neurons $i_\pm$ with "
                  r"$\hat D_{i_+} \ge \mathrm{diag}(1(y=1))$, $\hat D_{i_-} \ge \mathrm{diag}(1(y=-1))$, then $\lambda$ is "
                  r"dual feasible (16).",
@@ -115,6 +117,7 @@ def prop4(fx):
 
 
 @claim("wang2022.prop5", kind="proposition", title="Proposition 5 (spike-free => dual feasible)",
+       fidelity="faithful",
        statement=r"Proposition 4 with '$X$ is spike-free' in place of orthogonal separability.",
        uses=["wang2022.def2", "wang2022.prop3"], hypotheses=[spike_free, full_rank],
        fixtures=[random(sf_mmatrix), random(sf_mmatrix, N=4, d=4), adversarial(F2), adversarial(SLIDE),
@@ -132,10 +135,14 @@ REVERSED_64 = "reversed inequality (lhs >= rhs)"
 
 
 @claim("wang2022.prop5.eq64", kind="claim", title="Proof of Proposition 5, step (64)",
+       fidelity="faithful",
+       no_room="an equality of two maxima per multiplier (printed) and a pointwise inequality (amended), at "
+               "rounding level",
        statement=r"$\max_{\|u\|\le1}\lambda^\top(Xu)_+ = \max_{\|u\|\le1}\lambda^\top Y_+(Xu)_+$ for spike-free $X$, "
                  r"$Y\lambda\ge0$.",
        uses=["wang2022.def2"], hypotheses=[spike_free, full_rank],
        erratum=erratum(
+           independence="closed form",
            kind="proof-step error",
            location="App. C.2, proof of Proposition 5, eqs. (64) and (66) (p. 16)",
            printed="max_{||u||_2 <= 1} lambda^T (Xu)_+ = max_{||u||_2 <= 1} lambda^T Y_+ (Xu)_+, using "
@@ -189,6 +196,13 @@ def prop5_eq64(fx):
     return ev
 
 
+declare_amended(
+    "wang2022.prop5.eq64.amended", fidelity="definitional",
+    no_room="a pointwise inequality (lambda_n <= 0 off Y_+) judged with atol 1e-9",
+    fidelity_note="holds pointwise for any X once Y lambda >= 0 (lambda^T (Xu)_+ <= lambda^T Y_+ (Xu)_+ term by term): "
+                  "what it adds is only that this one-sided step is all the proof of Proposition 5 needs")
+
+
 def _rem1_values(X, lam):
     """(max_{Xu>=0,||u||<=1} |lambda^T X u|, max lambda_+^T X u, max -lambda_-^T X u) on the single cone Xu >= 0
     (the all-ones pattern), by ``convex.dual_certificate``."""
@@ -216,6 +230,8 @@ def _rem1_form1(ev: Evidence, fx) -> None:
 
 
 @claim("wang2022.rem1.form1", kind="remark", title="Remark 1 (first form)",
+       fidelity="faithful",
+       no_room="an equality of two maxima, judged at rounding level (1e-9)",
        statement=r"For spike-free $X$: $\max_{\|u\|\le1}|\lambda^\top(Xu)_+| = \max_{Xu\ge0,\|u\|\le1}|\lambda^\top Xu|$.",
        uses=["wang2022.def2"], hypotheses=[spike_free, full_rank],
        fixtures=[random(sf_mmatrix), random(sf_mmatrix, N=4, d=5), adversarial(F2), adversarial(SLIDE),
@@ -233,11 +249,13 @@ ONLY_PLUS = "second form reduced to its Y_+ condition (the Y_- condition dropped
 
 
 @claim("wang2022.rem1", kind="remark", title="Remark 1 (dual constraint for spike-free data)",
+       fidelity="faithful",
        statement=r"For spike-free data the dual constraint is equivalent to $\max_{Xu\ge0,\|u\|\le1}|\lambda^\top Xu|\le1$, "
                  r"or equivalently $\max_{Xu\ge0,\|u\|\le1}\lambda^\top Y_+Xu\le1$ and "
                  r"$\min_{Xu\ge0}\lambda^\top Y_-Xu\ge-1$.",
        uses=["wang2022.def2", "wang2022.rem1.form1"], hypotheses=[spike_free, full_rank],
        erratum=erratum(
+           independence="closed form", root="wang2022.prop5.eq64",
            kind="false statement",
            location="Sec. 3.1, Remark 1 (p. 7)",
            printed="For spike-free data, the dual constraint max_{||u||_2 <= 1} |lambda^T (Xu)_+| <= 1 is equivalent to "
@@ -306,6 +324,10 @@ def rem1(fx):
 
 
 @claim("wang2022.lem5", kind="lemma", title="Lemma 5 (certificate for (52))",
+       cannot_fail="an exact algebraic certificate: the lemma's hypotheses (D_j agreeing with D_0 on {lambda > "
+                   "0}, ||u_0|| <= 1) are drawn inside the check, so no fixture breaks them; the control letting"
+                   " D_j differ on {lambda > 0} is refuted (v_j^+ > 1)",
+       fidelity="faithful",
        statement=r"If $u_0 = X^\top D_0\lambda$, $\|u_0\|\le1$, then for every $D_j\in\mathcal{P}$ agreeing with $D_0$ on "
                  r"$\{\lambda>0\}$: $\max_{(2D_j-I)Xu\ge0,\|u\|\le1}\lambda^\top D_jXu \le 1$, certified by "
                  r"$(z_j)_n = -\lambda_n$ where $D_j, D_0$ differ.",
@@ -348,6 +370,8 @@ REVERSED_6 = "reversed monotonicity: masking more increases the norm"
 
 
 @claim("wang2022.lem6", kind="lemma", title="Lemma 6 (monotonicity for orthogonally separable data)",
+       fidelity="faithful",
+       no_room="a monotonicity (norm after masking <= before) per draw, at rounding level",
        statement=r"OS data, $Y\lambda\ge0$, $u_0 = X^\top D_0\lambda$, $\|u_0\|\le 1$: for any mask $D_j \le D_0$, "
                  r"$\|X^\top D_j\lambda\| \le \|u_0\| \le 1$.",
        hypotheses=[orthogonally_separable],

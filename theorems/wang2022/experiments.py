@@ -81,6 +81,14 @@ def _experiment(fx, P_ref, blocks_ref, lam_ref):
 
 
 @claim("wang2022.exp.f1", kind="experiment", title="App. F.1 (Figures 1-7): orthogonally separable, not spike-free",
+       cannot_fail="a reproduction on the paper's fixed data set (App. F.1): there is no hypothesis to break; "
+                   "the conclusions are closed forms and GD outcomes on that data, and the control with the "
+                   "optimal directions negated is refuted",
+       fidelity="proxy",
+       fidelity_note="the figure's qualitative statements by harness thresholds (grown neurons cos >= 0.999, "
+                     "R/P* <= 1.02 at q_min = 80, neurons dead at t = 0 unchanged); step size and init scale are"
+                     " not reported in the paper",
+       no_room="closed forms (identities) and thresholds of the harness, not printed constants",
        statement=r"On $X = [[1.65,-0.47],[-0.47,1.35]]$, $y=(-1,1)$ the optimal neurons of (14) are $x_1/\|x_1\|^2$ (negative) and "
                  r"$x_2/\|x_2\|^2$ (positive), and GD-trained neurons that move converge to their directions while the others "
                  r"do not move.",
@@ -99,6 +107,11 @@ def exp_f1(fx):
 
 
 @claim("wang2022.exp.f2", kind="experiment", title="App. F.2 (Figures 8-10): spike-free data",
+       cannot_fail="a reproduction on the paper's fixed data set (App. F.2): no hypothesis to break; the "
+                   "negated-direction control is refuted",
+       fidelity="proxy",
+       fidelity_note="as wang2022.exp.f1 (harness thresholds for the figure's qualitative statements)",
+       no_room="closed forms (identities) and thresholds of the harness, not printed constants",
        statement=r"On $X = [[1.65,0.47],[0.47,1.35]]$, $y=(1,1)$ the optimum of (14) is the single neuron $X^{-1}1 = (0.43, 0.59)$ "
                  r"on the boundary of the main ellipsoid; GD-trained positive neurons converge to its direction.",
        uses=["wang2022.thm4"],
@@ -119,6 +132,10 @@ UNRECTIFIED = "dual set taken as the polar of the unrectified ellipsoid, ||X^T l
 
 
 @claim("wang2022.exp.fig2", kind="experiment", title="Figure 2 (App. F.1): the dual feasible set of the F.1 data",
+       cannot_fail="a set equality on the paper's fixed data set (App. F.1): no hypothesis to break; the control"
+                   " taking the polar of the unrectified ellipsoid is refuted",
+       fidelity="faithful",
+       no_room="a set equality (membership of grid points, yes/no) and a closed-form corner",
        statement=r"On $X = [[1.65,-0.47],[-0.47,1.35]]$, $y = (-1,1)$ (orthogonally separable) the set "
                  r"$\{\lambda : \max_{\|u\|\le1}|\lambda^\top(Xu)_+|\le1\}$ reduces to "
                  r"$\{\lambda : |\lambda^\top(Xu_1^*)_+|\le1, |\lambda^\top(Xu_2^*)_+|\le1\}$ with $u_1^*, u_2^*$ at the "

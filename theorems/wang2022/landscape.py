@@ -84,6 +84,8 @@ def ascent_maximisers(X: np.ndarray, lam: np.ndarray, rng: np.random.Generator, 
 
 
 @claim("wang2022.lem4", kind="lemma", title="Lemma 4 (local maximisers activate a whole class)",
+       fidelity="faithful",
+       no_room="yes/no signs of x_n^T u at certified local extrema",
        statement=r"For orthogonally separable data: a local maximiser $w\in B$ of $y^\top(Xw)_+$ with $(Xw)_+\ne0$ has "
                  r"$\langle w, x_n\rangle > 0$ for all $n$ with $y_n=1$; a local minimiser, for all $n$ with $y_n=-1$.",
        hypotheses=[orthogonally_separable],
@@ -113,6 +115,8 @@ def lem4(fx):
 
 
 @claim("wang2022.prop7", kind="proposition", title="Proposition 7 (local maximisers <=> cos = 1)",
+       fidelity="faithful",
+       no_room="an equivalence (cos = +-1, yes/no) at certified local extrema",
        statement=r"For orthogonally separable data, $u\in B$ (non-dead) is a local maximiser of $y^\top(Xu)_+$ iff "
                  r"$\cos\angle(u, g(u,y)) = 1$, and a local minimiser iff $\cos\angle(u, g(u,y)) = -1$.",
        uses=["wang2022.lem8", "wang2022.lem9"], hypotheses=[orthogonally_separable],
@@ -140,6 +144,13 @@ def prop7(fx):
 
 
 @claim("wang2022.lem8", kind="lemma", title="Lemma 8 (sufficient condition for a local maximiser)",
+       cannot_fail="the condition on sigma' is tested per stationary point inside the check (points failing it "
+                   "are not judged), so no fixture breaks it; the control testing stationary points of -lambda "
+                   "as maximisers is refuted",
+       fidelity="partial",
+       fidelity_note="the form the proof uses (||g(sigma', lambda)|| <= ||g(sigma, lambda)||, general lambda), "
+                     "not the printed '=' with y (a typo, spec E5)",
+       no_room="a yes/no implication (local maximality) per stationary point",
        statement=r"If $u_0 = g(u_0,\lambda)/\|g(u_0,\lambda)\|$, $\sigma = \mathrm{sign}(Xu_0)$ and "
                  r"$\|g(\sigma',\lambda)\| \le \|g(\sigma,\lambda)\|$ for every open $\sigma'$ containing $\sigma$ (printed with "
                  r"'=' and $y$; the proof uses this form), then $u_0$ is a local maximiser of $\lambda^\top(Xu)_+$ on $B_2$.",
@@ -221,10 +232,13 @@ def _lem9(fx):
 
 
 @claim("wang2022.lem9", kind="lemma", title="Lemma 9 (orthogonal separability: g-norm constant on adjacent patterns)",
+       fidelity="faithful",
+       no_room="an equality of norms judged at rounding level (1e-10)",
        statement=r"For orthogonally separable data, $Y\lambda\ge0$ and $u_0 = g(u_0,\lambda)/\|g(u_0,\lambda)\|$: for every "
                  r"$\sigma'$ containing $\sigma = \mathrm{sign}(Xu_0)$, $\|g(\sigma',\lambda)\| = \|g(\sigma,\lambda)\|$.",
        hypotheses=[orthogonally_separable, strict_os_amended],
        erratum=erratum(
+           independence="closed form",
            kind="false statement",
            location="App. D.6, Lemma 9 and its proof (p. 24)",
            printed="Suppose that the dataset is orthogonal separable. Let lambda satisfy diag(y) lambda >= 0. Suppose that "

@@ -160,10 +160,11 @@ class Domain:
 
     # -- declarations -----------------------------------------------------------------------------
     def declaration(self, cand: Candidate, family_name: str | None = None) -> str:
-        """The Python declaration of the candidate as a fixture the claim can keep."""
+        """The Python declaration of the candidate as a fixture the claim can keep: every parameter, those
+        equal to the family's defaults included, so the kept fixture stays the same if a default changes."""
         fam = family_name or self.arms[cand.arm].family.name
         args = [f'label="{HUNTED_LABEL}"', f"seed={cand.seed}"]
-        args += [f"{k}={_py(v)}" for k, v in self.overrides(cand).items()]
+        args += [f"{k}={_py(v)}" for k, v in self.params(cand).items()]
         return f"adversarial({fam}, {', '.join(args)})"
 
     def describe_params(self, cand: Candidate) -> str:

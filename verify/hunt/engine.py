@@ -117,7 +117,7 @@ def hunt_claim(spec: HuntSpec, registry: Registry = REGISTRY) -> dict:
     best = ev.best()
     outcome["best"] = None if best is None else {
         "candidate": best[0].to_dict(), "slack": best[1].slack, "fixture": domain.describe_params(best[0]),
-        "family": domain.arms[best[0].arm].family.name, "params": domain.overrides(best[0]), "seed": best[0].seed}
+        "family": domain.arms[best[0].arm].family.name, "params": domain.params(best[0]), "seed": best[0].seed}
     if found is not None:
         cand = found.shrunk
         outcome.update(status=FOUND, found=_found_dict(domain, found, cand, ev), confirmation=confirmation)
@@ -177,7 +177,7 @@ def _found_dict(domain: Domain, found: Found, cand: Candidate, ev: Evaluator) ->
                       "slack": ev.known(found.first).slack if ev.known(found.first) else None},
             "shrunk": {"candidate": cand.to_dict(), "fixture": domain.describe_params(cand),
                        "slack": out.slack if out else None, "reason": out.reason if out else ""},
-            "family": domain.arms[cand.arm].family.name, "params": domain.overrides(cand), "seed": cand.seed,
+            "family": domain.arms[cand.arm].family.name, "params": domain.params(cand), "seed": cand.seed,
             "size": _size(domain, cand)}
 
 

@@ -18,7 +18,7 @@ from html import escape
 from .. import settings as S
 from ..errata import errata_markdown
 from . import fmt
-from .mathml import label_html, text_html
+from .mathml import first_line, label_html, plain_math_tex, prose_html, text_html
 from .model import ClaimView, ReportModel, is_refuting
 
 NO_ERRATUM = "refuted, no erratum recorded"
@@ -39,6 +39,12 @@ class Erratum:
         """The erratum declared beside the printed claim (kind, location, reading, ...), if any."""
         e = self.view.claim.get("erratum")
         return e if isinstance(e, dict) else None
+
+    @property
+    def root(self) -> str | None:
+        """The claim whose erratum is the independent slip this one inherits (None for a root)."""
+        r = (self.record or {}).get("root")
+        return str(r) if r else None
 
     @property
     def kind(self) -> str:
@@ -111,7 +117,7 @@ def failure_words(c: dict) -> str:
         off = f", off by {abs(mf - pf):.3g}" if mf is not None and pf is not None else ""
         return (f"{name}: measured {fmt.esc(m)} where {fmt.esc(p)} is predicted{off} "
                 f"(tolerance {fmt.esc(c.get('tolerance'))}){count}")
-    detail = f" ({escape(str(c['detail']))})" if c.get("detail") else ""
+    detail = f" ({prose_html(c['detail'])})" if c.get("detail") else ""
     return f"{name} is false{detail}{count}"
 
 
@@ -126,12 +132,29 @@ def strength_html(e: Erratum) -> str:
     return "; ".join(parts)
 
 
+def independence_html(rec: dict) -> str:
+    """What makes the second method independent; a same-method confirmation is said to be one, never
+    shown as a second method."""
+    ind = rec.get("independence")
+    if not ind:
+        return ""
+    if ind == S.SAME_METHOD:
+        return ('<span class="bad" title="a confirmation from the same run or integrator: not an independent '
+                'second method">same-method confirmation (not a second method)</span>')
+    return f'<span class="ok">{escape(str(ind))}</span>'
+
+
 def _second_method(e: Erratum) -> str:
     rec = e.record or {}
     if e.kind == "derived":
         return '<span class="muted">derived by the harness (not printed)</span>'
+    ind = independence_html(rec)
+    if e.root and not rec.get("second_method"):
+        return f'<span class="muted">inherited from {escape(e.root)}</span>'
     if rec.get("second_method"):
-        return f'<span class="ok">recorded</span>: {text_html(rec["second_method"])}'
+        if rec.get("independence") == S.SAME_METHOD:
+            return f"{ind}: {text_html(first_line(plain_math_tex(rec['second_method'])))}"
+        return f"{ind or '<span class=ok>recorded</span>'}: {text_html(first_line(plain_math_tex(rec['second_method'])))}"
     return '<span class="bad">none recorded</span>'
 
 
@@ -144,23 +167,51 @@ def _amended_cell(e: Erratum) -> str:
 def _one_line(e: Erratum) -> str:
     rec = e.record or {}
     text = rec.get("summary") or e.view.claim.get("expected_reason") or e.view.claim.get("derived") or ""
-    return text_html(text) if text else '<span class="muted">no summary given</span>'
+    # One line: its first sentence (or 160 characters, never inside a formula); the whole text is in the card.
+    return text_html(first_line(plain_math_tex(text))) if text else '<span class="muted">no summary given</span>'
+
+
+def by_root(errata: list[Erratum]) -> tuple[list[Erratum], dict[str, list[Erratum]]]:
+    """The independent slips (errata without a root, or whose root is not in these records) and, per root,
+    the statements that inherit its slip."""
+    ids = {e.view.id for e in errata}
+    children: dict[str, list[Erratum]] = {}
+    roots = []
+    for e in errata:
+        if e.root and e.root in ids and e.root != e.view.id:
+            children.setdefault(e.root, []).append(e)
+        else:
+            roots.append(e)
+    return roots, children
+
+
+def _erratum_row(e: Erratum, child: bool = False) -> str:
+    warn = " " + fmt.mark("unexpected", "not as expected") if e.view.unexpected else ""
+    inherits = (f'<div class="small muted">↳ inherits the slip of {fmt.claim_link(e.root)} '
+                f"({escape(e.kind)})</div>" if child and e.root else "")
+    cls = ' class="inherits"' if child else ""
+    return (f'<tr data-claim="{escape(e.view.id)}"{cls}'
+            + (f' data-root="{escape(e.root)}"' if child and e.root else "")
+            + f"><td>{fmt.claim_link(e.view.id)} {fmt.badge(e.view.display)}{warn}{inherits}</td>"
+            f"<td>{_one_line(e)}</td><td class=small>{strength_html(e)}</td>"
+            f"<td class=small>{_second_method(e)}</td><td class=small>{_amended_cell(e)}</td></tr>")
 
 
 def errata_table_html(errata: list[Erratum]) -> str:
     order = [*S.ERRATUM_KINDS, NO_ERRATUM]
-    groups = {k: [e for e in errata if e.kind == k] for k in order}
+    roots, children = by_root(errata)
+    groups = {k: [e for e in roots if e.kind == k] for k in order}
     rows = []
     for kind in order:
         if not groups[kind]:
             continue
-        rows.append(f'<tr class="kind-row"><th colspan="5">{escape(kind)} ({len(groups[kind])})</th></tr>')
+        n_inherit = sum(len(children.get(e.view.id, ())) for e in groups[kind])
+        more = f", and {n_inherit} statement(s) inheriting them" if n_inherit else ""
+        rows.append(f'<tr class="kind-row"><th colspan="5">{escape(kind)} ({len(groups[kind])} independent '
+                    f"slip(s){more})</th></tr>")
         for e in groups[kind]:
-            warn = " " + fmt.mark("unexpected", "not as expected") if e.view.unexpected else ""
-            rows.append(f'<tr data-claim="{escape(e.view.id)}"><td>{fmt.claim_link(e.view.id)} '
-                        f"{fmt.badge(e.view.display)}{warn}</td><td>{_one_line(e)}</td><td class=small>"
-                        f"{strength_html(e)}</td><td class=small>{_second_method(e)}</td>"
-                        f"<td class=small>{_amended_cell(e)}</td></tr>")
+            rows.append(_erratum_row(e))
+            rows.extend(_erratum_row(c, child=True) for c in children.get(e.view.id, ()))
     return ('<table class="errata" id="errata-table"><colgroup><col style="width:17%"><col style="width:25%">'
             '<col style="width:28%"><col style="width:18%"><col style="width:12%"></colgroup>'
             "<thead><tr><th>claim</th><th>what is wrong (one line)</th><th>evidence strength</th>"
@@ -194,11 +245,16 @@ def _record_html(e: Erratum) -> str:
     rec = e.record
     if not rec:
         return ""
-    rows = [("kind", escape(str(rec.get("kind")))), ("where printed", text_html(rec.get("location"))),
-            ("printed", f"<blockquote>{text_html(rec.get('printed'))}</blockquote>"),
-            ("reading taken", text_html(rec.get("reading"))), ("second method", text_html(rec.get("second_method")))]
+    rows = [("kind", escape(str(rec.get("kind")))), ("what is wrong", prose_html(rec.get("summary"))),
+            ("where printed", prose_html(rec.get("location"))),
+            ("printed", f"<blockquote>{prose_html(rec.get('printed'))}</blockquote>"),
+            ("reading taken", prose_html(rec.get("reading"))),
+            ("second method", prose_html(rec.get("second_method"))
+             + (f" <span class=small>({independence_html(rec)})</span>" if rec.get("independence") else ""))]
+    if e.root:
+        rows.insert(1, ("root", f"inherits the slip of {fmt.claim_link(e.root)}"))
     if rec.get("difference"):
-        rows.append(("what the amendment changes", text_html(rec["difference"])))
+        rows.append(("what the amendment changes", prose_html(rec["difference"])))
     return "<table class=kv>" + "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in rows) + "</table>"
 
 
@@ -249,8 +305,8 @@ def derived_html(model: ReportModel) -> str:
     failed = [v for v in model.claims.values() if v.claim.get("derived") and v.status["status"] == S.ST_REFUTED]
     if not failed:
         return ""
-    rows = "".join(f"<tr><td>{fmt.claim_link(v.id)} {fmt.badge(v.display)}</td><td>{text_html(v.claim.get('derived'))}</td>"
-                   f"<td class=small>{text_html(v.claim.get('expected_reason') or '')}</td></tr>" for v in failed)
+    rows = "".join(f"<tr><td>{fmt.claim_link(v.id)} {fmt.badge(v.display)}</td><td>{prose_html(v.claim.get('derived'))}</td>"
+                   f"<td class=small>{prose_html(v.claim.get('expected_reason') or '')}</td></tr>" for v in failed)
     return (f'<h3 id="derived">Findings about the derivation ({len(failed)})</h3><p class=small>Statements the '
             "harness derived (a reconstructed proof step, a stronger reading) that failed. They are not errata of "
             "the paper.</p><table class=errata><thead><tr><th>claim</th><th>what was derived</th><th>why it fails"
@@ -264,15 +320,19 @@ def unreproduced_html(model: ReportModel) -> str:
     if not missing:
         return ""
     items = "".join(f"<li>{fmt.claim_link(v.id)} {fmt.badge(v.display)}"
-                    + (f" — {text_html(v.claim.get('expected_reason'))}" if v.claim.get("expected_reason") else "")
+                    + (f" — {prose_html(v.claim.get('expected_reason'))}" if v.claim.get("expected_reason") else "")
                     + "</li>" for v in missing)
     return f'<h3>Expected refutations not found ({len(missing)})</h3><ul class="unreproduced">{items}</ul>'
 
 
 def errata_section_html(model: ReportModel, *, store=None) -> str:
     errata = [e for e in find_errata(model) if e.kind != "derived"]
-    body = (errata_table_html(errata) + markdown_html(model, store) + "<h3>Each erratum</h3>"
-            + errata_cards_html(errata, store)
+    roots, children = by_root(errata)
+    ordered = [x for e in roots for x in (e, *children.get(e.view.id, ()))]  # each root, then what inherits it
+    body = (f'<p class="small">{len(roots)} independent slip(s); {len(errata)} statement(s) affected. A statement '
+            "that inherits a slip is listed under its root.</p>"
+            + errata_table_html(errata) + markdown_html(model, store) + "<h3>Each erratum</h3>"
+            + errata_cards_html(ordered, store)
             if errata else "<p>No claim is refuted as printed in these records.</p>")
     return (f'<section id="errata"><h2>Errata ({len(errata)})</h2>{body}{derived_html(model)}'
             f"{unreproduced_html(model)}</section>")

@@ -124,3 +124,35 @@ def params_text(params: object, mutation: object = None) -> str:
     if mutation:
         text += f"; mutation: {mutation}"
     return text
+
+
+def residual(c: dict) -> float | None:
+    """An identity's (``==``) absolute residual ``|measured - predicted|``: from the values when both are
+    numbers, else from its slack, which is relative to the tolerance (``(tol - err) / tol``) and so reads
+    as a huge negative number beside a tiny tolerance."""
+    if c.get("relation") != "==":
+        return None
+    m, p = slack_value(c.get("measured")), slack_value(c.get("predicted"))
+    if m is not None and p is not None and not isinstance(c.get("measured"), list):
+        return abs(m - p)
+    s, tol = slack_value(c.get("slack")), slack_value(c.get("tolerance"))
+    if s is None or tol is None or not math.isfinite(s):
+        return None
+    return max(0.0, tol - s * max(tol, 1e-300))
+
+
+def slack_html(c: dict) -> str:
+    """A comparison's slack for display; an identity shows its absolute residual instead."""
+    r = residual(c)
+    if r is None:
+        return esc(c.get("slack"))
+    return (f'<span title="absolute residual |measured − predicted| (tolerance {esc(c.get("tolerance"))}); the '
+            f'slack relative to the tolerance is {esc(c.get("slack"))}">|Δ| {r:.3g}</span>')
+
+
+def evidence_slack_html(ev: dict) -> str:
+    """A fixture's slack: that of its tightest comparison, as :func:`slack_html` shows it."""
+    s = slack_value(ev.get("slack"))
+    comps = [c for c in ev.get("comparisons") or () if isinstance(c, dict)]
+    tight = next((c for c in comps if s is not None and slack_value(c.get("slack")) == s), None)
+    return slack_html(tight) if tight else esc(ev.get("slack"))

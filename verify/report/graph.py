@@ -4,7 +4,9 @@ A layered (Sugiyama) drawing, left to right: column 0 holds the claims that use 
 claim sits one column right of the deepest claim it uses, and arrows run from a dependency to the
 claim that uses it. An edge that spans several columns is routed through a waypoint in each column it
 crosses, placed in its own slot, so no edge runs through a node. The order within a column minimises
-crossings by barycentre sweeps, and nodes are then pulled level with their neighbours. Claims with no
+crossings by barycentre sweeps, and nodes are then pulled level with their neighbours. The drawing is
+scaled down to its box's width (never up) and the page's script zooms and pans it; each node's full id is
+its tooltip. Claims with no
 drawn dependency at all are listed apart, as a grid of chips under the graph, so a paper with 100+
 items stays legible. Each node links to its claim's section.
 """
@@ -240,8 +242,11 @@ def dependency_svg(views: list[ClaimView], paper: str, index: int,
     parts = []
     if lay.columns:
         parts += [
-            f'<svg class="depgraph" width="{lay.width:.0f}" height="{lay.height:.0f}" '
-            f'viewBox="0 0 {lay.width:.0f} {lay.height:.0f}" role="img" '
+            # As wide as its box at most (scaled down to fit, never up: max-width is its natural width); the
+            # page's script zooms and pans it by its viewBox.
+            f'<svg class="depgraph" viewBox="0 0 {lay.width:.0f} {lay.height:.0f}" preserveAspectRatio="xMinYMin meet" '
+            f'style="width:100%;max-width:{lay.width:.0f}px;height:auto" data-w="{lay.width:.0f}" '
+            f'data-h="{lay.height:.0f}" role="img" '
             f'aria-label="dependency graph of {escape(paper)}" font-family="DejaVu Sans Mono,Menlo,monospace" '
             'font-size="11">',
             f'<defs><marker id="{marker}" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="6" '

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import base64
 import gzip
-import re
+import shlex
 import time
 from html import escape
 from urllib.parse import urlencode
@@ -21,7 +21,7 @@ from ..verdicts import paper_counts
 from . import fmt
 from .errata import errata_section_html
 from .graph import anchor, dependency_svg
-from .mathml import label_html, text_html
+from .mathml import first_line, label_html, prose_html, text_html
 from .model import ClaimView, ReportModel
 from .plots import PlotBudget, claim_plots
 from .script import SCRIPT
@@ -29,7 +29,6 @@ from .theme import BANNER_ORDER, CSS, OVERVIEW_STATUSES, STATUS_COLOURS, slug, s
 
 MAX_TRACEBACK_CHARS = 6000  # the end of a traceback says where it failed
 MAX_REPRO_LINES = 5
-FIRST_LINE_CHARS = 160
 RUN_FIELDS = ("host", "profile", "seed", "executor", "jobs", "commit", "started", "tasks", "selectors")
 
 
@@ -75,6 +74,10 @@ def _why_unexpected(v: ClaimView) -> str:
         return (f"no negative control that the check refutes ({nc.get('total', 0)} control(s), "
                 f"{nc.get('powered', 0)} powered): its power is not shown")
     off = [r for r in v.results if not r.get("as_expected", True)]
+    if not off and st == S.VERIFIED and v.cannot_fail:
+        return ("cannot fail here: the printed conclusion held on every fixture and every probe of this run, so "
+                "the pass shows nothing; add a control that breaks a hypothesis and on which the conclusion fails, "
+                "or declare fidelity=\"definitional\" or cannot_fail=\"reason\"")
     if off:
         r = off[0]
         more = f" (and {len(off) - 1} more)" if len(off) > 1 else ""
@@ -108,7 +111,9 @@ def banner_html(model: ReportModel) -> str:
 def overview_html(model: ReportModel) -> str:
     statuses = {cid: v.status for cid, v in model.claims.items()}
     counts = paper_counts(statuses)
-    shown = [s for s in OVERVIEW_STATUSES if s != S.NOT_RUN or any(c.get(S.NOT_RUN) for c in counts.values())]
+    # A status no paper has gets no column (the table must fit a 1280 px window); verified ones always do.
+    shown = [s for s in OVERVIEW_STATUSES
+             if s in (S.VERIFIED, S.FULLY_VERIFIED) or any(c.get(s) for c in counts.values())]
     head = "".join(f"<th>{fmt.badge(s)}</th>" for s in shown)
     rows = []
     for paper in model.papers:
@@ -123,45 +128,44 @@ def overview_html(model: ReportModel) -> str:
         loose_cell = f'<a href="{escape(_hash_link(paper=paper, loose="1"))}">{loose}</a>' if loose else "0"
         off_cell = (f'<a class="unexpected" href="{escape(_hash_link(paper=paper, unexpected="1"))}">{off}</a>'
                     if off else "0")
+        cf = c.get(S.CANNOT_FAIL, 0)
+        cf_cell = f'<a href="{escape(_hash_link(paper=paper, cannotfail="1"))}">{cf}</a>' if cf else "0"
         rows.append(f'<tr data-paper="{escape(paper)}"><th><a href="{escape(_hash_link(paper=paper))}">'
                     f"{escape(paper)}</a></th>{cells}<td class=num data-status=loose>{loose_cell}</td>"
+                    f"<td class=num data-status=cannot-fail-here>{cf_cell}</td>"
+                    f"<td class=small data-count=fidelity>{_fidelity_counts(c)}</td>"
+                    f'<td class=num data-count=hypotheses title="hypotheses shown necessary (a control breaking it on '
+                    f'which the printed conclusion failed) of those broken by some control, summed over claims">'
+                    f"{c.get('hypotheses shown necessary', 0)} / {c.get('hypotheses broken', 0)}</td>"
+                    f'<td class=num data-count=errata title="independent slips (errata without a root) / statements '
+                    f'affected (every statement carrying an erratum)">{c.get("independent slips", 0)} / '
+                    f"{c.get('statements affected', 0)}</td>"
                     f"<td class=num>{len(views)}</td><td class=num data-status=unexpected>{off_cell}</td></tr>")
     return (f'<section id="overview"><h2>Overview</h2><div class="scroll"><table id="overview-table"><tr><th>paper</th>'
-            f"{head}<th>{fmt.mark('loose', 'loose')}</th><th>total</th><th>not as expected</th></tr>"
+            f"{head}<th>{fmt.mark('loose', 'loose')}</th><th>{fmt.mark('cannot-fail', S.CANNOT_FAIL)}</th>"
+            "<th>verified, by fidelity</th><th>hypotheses shown necessary / broken</th>"
+            "<th>errata: slips / statements</th><th>total</th><th>not as expected</th></tr>"
             f"{''.join(rows)}</table></div>"
             '<p class="small muted">“verified” counts every verified claim; “fully verified” those whose '
             f"dependencies are all verified too; “loose”: verified claims whose tightest comparison had more than "
-            f"{S.LOOSE_ROOM:g}× room (a constant wrong by that factor would pass too); “unguarded”: no negative "
-            "control that the check refutes.</p></section>")
+            f"{S.LOOSE_ROOM:g}× room (a constant wrong by that factor would pass too); “cannot fail here”: the printed "
+            "conclusion held on every fixture and every probe of the run; “unguarded”: no negative "
+            "control that the check refutes. Errata: independent slips (errata with no root) / statements affected. "
+            "Fidelity: faithful (the printed statement), proxy (a stand-in), partial "
+            "(a part or special case), definitional (holds by construction), undeclared. Only faithful claims can be "
+            "fully verified.</p></section>")
+
+
+FIDELITIES = ("faithful", "proxy", "partial", "definitional", "undeclared")
+
+
+def _fidelity_counts(c: dict) -> str:
+    """``3 faithful · 1 proxy``: the verified claims of a paper by fidelity (empty for older records)."""
+    parts = [f"{c[f'verified {f}']} {f}" for f in FIDELITIES if c.get(f"verified {f}")]
+    return " · ".join(parts) or '<span class="muted">—</span>'
 
 
 # --- the claims table -------------------------------------------------------------------------------
-
-
-_MATH_SPLIT = re.compile(r"(\$\$.+?\$\$|\$.+?\$|\\\(.+?\\\)|\\\[.+?\\\])", re.S)
-
-
-def first_line(statement: str, limit: int = FIRST_LINE_CHARS) -> str:
-    """The statement's first line (or sentence), cut at ``limit`` characters outside math only."""
-    text = statement.strip().split("\n\n", 1)[0].replace("\n", " ")
-    out, n = [], 0
-    for k, piece in enumerate(_MATH_SPLIT.split(text)):
-        if k % 2:  # a formula: whole or not at all
-            if n and n + len(piece) > limit * 1.5:
-                return "".join(out).rstrip() + " …"
-            out.append(piece)
-            n += len(piece) // 2
-            continue
-        sentence_end = re.search(r"(?<=[a-z0-9)\]])\.\s", piece) if n > 40 else None
-        if sentence_end:
-            out.append(piece[:sentence_end.start() + 1])
-            return "".join(out)
-        if n + len(piece) > limit:
-            cut = piece[:max(0, limit - n)].rsplit(" ", 1)[0]
-            return ("".join(out) + cut).rstrip() + " …"
-        out.append(piece)
-        n += len(piece)
-    return "".join(out)
 
 
 def _fixture_summary(v: ClaimView) -> tuple[str, str]:
@@ -180,14 +184,36 @@ def _fixture_summary(v: ClaimView) -> tuple[str, str]:
         cls = "v-caught" if caught == total else "v-missed"
         controls = (f'<span class="{cls}">{caught}/{total} caught</span>'
                     f'<span class="small muted">; {powered} powered</span>')
+        crashed = v.status.get("crashed_controls") or nc.get("crashed") or 0
+        if crashed:
+            controls += (f' <span class="bad" title="a control whose check crashed off its hypotheses caught '
+                         f'nothing">{crashed} crashed</span>')
+    broken = v.status.get("hypotheses_broken")
+    if broken:
+        shown = v.status.get("hypotheses_shown_necessary") or []
+        probes = v.status.get("probes") or {}
+        tip = "; ".join(f"{k}: {n}" for k, n in probes.items()) if isinstance(probes, dict) else ""
+        controls += (f'<div class="small" title="probes (controls breaking a hypothesis): {escape(tip)}">'
+                     f"hypotheses shown necessary: {len(shown)} of {len(broken)} broken</div>")
     return positive, controls
+
+
+def _loose_title(v: ClaimView) -> str:
+    loose = [c for c in v.status.get("loose_conclusions") or () if isinstance(c, dict)]
+    which = ("; ".join(f"{c.get('name')}: room {fmt.room_text(c.get('room'))}" for c in loose[:6])
+             if loose else f"tightest room {fmt.room_text(v.tightest_room)}")
+    return f"{which}: more than {S.LOOSE_ROOM:g}x, a constant wrong by that factor would pass too"
 
 
 def _marks(v: ClaimView) -> str:
     out = []
     if v.loose:
-        out.append(fmt.mark("loose", "loose", f"tightest room {fmt.room_text(v.tightest_room)}: more than "
-                                              f"{S.LOOSE_ROOM:g}x, a constant wrong by that factor would pass too"))
+        out.append(fmt.mark("loose", "loose", _loose_title(v)))
+    if v.cannot_fail:
+        why = v.status.get("cannot_fail")
+        out.append(fmt.mark("cannot-fail", S.CANNOT_FAIL + (" (acknowledged)" if why else ""),
+                            f"acknowledged: {why}" if why else "the printed conclusion held on every fixture and "
+                            "every probe of this run: the pass shows nothing"))
     if v.unexpected:
         out.append(fmt.mark("unexpected", "not as expected"))
     if v.status.get("vacuous_fixtures"):
@@ -196,11 +222,21 @@ def _marks(v: ClaimView) -> str:
     return " ".join(out)
 
 
+def _fidelity_line(v: ClaimView) -> str:
+    """The claim's fidelity under its status (nothing for older records, which do not say)."""
+    if not v.fidelity:
+        return ""
+    note = v.status.get("fidelity_note")
+    tip = f' title="{escape(str(note))}"' if note else ""
+    return f'<div class="small muted fidelity"{tip}>{escape(v.fidelity)}</div>'
+
+
 def _data_attrs(v: ClaimView) -> str:
     return (f'data-id="{escape(v.id)}" data-paper="{escape(v.paper)}" data-status="{escape(slug(v.display))}" '
             f'data-statuses="{escape(" ".join(slug(s) for s in v.status_set))}" '
             f'data-kind="{escape(str(v.claim.get("kind", "")))}" data-loose="{int(v.loose)}" '
-            f'data-unguarded="{int(v.status["status"] == S.UNGUARDED)}" data-unexpected="{int(v.unexpected)}"')
+            f'data-unguarded="{int(v.status["status"] == S.UNGUARDED)}" data-unexpected="{int(v.unexpected)}" '
+            f'data-cannotfail="{int(v.cannot_fail)}" data-fidelity="{escape(v.fidelity or "")}"')
 
 
 def claim_table_html(model: ReportModel) -> str:
@@ -223,8 +259,8 @@ def claim_table_html(model: ReportModel) -> str:
             f'<tr {_data_attrs(v)} data-order="{i}"><td data-value="{i}">{fmt.claim_link(v.id)}</td>'
             f"<td>{escape(v.paper)}</td><td>{escape(str(v.claim.get('kind', '')))}</td>"
             f'<td class="stmt">{text_html(first_line(statement))}{title}</td>'
-            f'<td data-value="{rank.get(v.display, 99)}">{fmt.badge(v.display)}</td>'
-            f'<td data-value="{int(v.unexpected) * 2 + int(v.loose)}">{_marks(v)}</td>'
+            f'<td data-value="{rank.get(v.display, 99)}">{fmt.badge(v.display)}{_fidelity_line(v)}</td>'
+            f'<td data-value="{int(v.unexpected) * 4 + int(v.cannot_fail) * 2 + int(v.loose)}">{_marks(v)}</td>'
             f'<td class="num" data-value="{room_key}">{fmt.room_text(room)}</td>'
             f"<td class=small>{positive}</td><td class=small>{controls}</td></tr>")
     n = len(views)
@@ -236,16 +272,21 @@ def claim_table_html(model: ReportModel) -> str:
         '<label class="check"><input type="checkbox" id="filter-unexpected"> not as expected</label>'
         '<label class="check"><input type="checkbox" id="filter-unguarded"> unguarded</label>'
         '<label class="check"><input type="checkbox" id="filter-loose"> loose</label>'
+        f'<label class="check"><input type="checkbox" id="filter-cannotfail"> {S.CANNOT_FAIL}</label>'
         '<label for="filter-text">contains</label><input id="filter-text" type="search" size="18" '
         'placeholder="id or statement">'
         f'<span id="filter-count" data-shown="{n}">{n} of {n} claims shown</span>'
         '<button type="button" id="expand-all">expand shown</button><button type="button" id="collapse-all">collapse all</button>'
-        '</div><div class="scroll"><table id="claim-table"><thead><tr>'
+        # A fixed layout with these widths: the table is as wide as its section at any window width and its
+        # cells wrap (long ids at their dots, statements between words) instead of widening it.
+        '</div><div class="scroll"><table id="claim-table"><colgroup><col class="c-id"><col class="c-paper">'
+        '<col class="c-kind"><col class="c-stmt"><col class="c-status"><col class="c-marks"><col class="c-room">'
+        '<col class="c-pos"><col class="c-neg"></colgroup><thead><tr>'
         '<th data-sort="num" data-col="0">claim</th><th data-sort="text" data-col="1">paper</th>'
         '<th data-sort="text" data-col="2">kind</th><th data-sort="text" data-col="3">statement (first line)</th>'
         '<th data-sort="num" data-col="4">status</th><th data-sort="num" data-col="5">marks</th>'
         '<th data-sort="num" data-col="6" class="num" title="the factor by which the tightest passing bound could be '
-        'wrong and still pass">tightest room</th><th>positive fixtures</th><th>negative controls</th>'
+        'wrong and still pass (the tightest room of its passing comparisons)">room</th><th>positive fixtures</th><th>negative controls</th>'
         f"</tr></thead><tbody>{''.join(rows)}</tbody></table></div></section>")
 
 
@@ -254,11 +295,15 @@ def graphs_html(model: ReportModel) -> str:
     parts = ['<section id="graphs"><h2>Dependency graphs</h2>'
              f'<p class="legend small">{legend} <span class="muted">Columns by dependency depth; arrows run from '
              "a dependency to the claim that uses it; dashed: not checkable, or a claim of another paper (grey "
-             "text: not in this report). Click a node to open its claim.</span></p>"]
+             "text: not in this report). Click a node to open its claim; hover for its full id. Each graph fits "
+             "its box: zoom with the buttons (or ctrl + wheel), drag to pan.</span></p>"]
     for k, paper in enumerate(model.papers):
         svg = dependency_svg(model.of_paper(paper), paper, k, model.claims)
         parts.append(f'<details class="graph-paper" open><summary><h3 id="graph-{escape(paper)}" '
-                     f'style="display:inline">{escape(paper)}</h3></summary><div class="graph">{svg}</div></details>')
+                     f'style="display:inline">{escape(paper)}</h3></summary>'
+                     '<div class="graph-tools small"><button type="button" data-zoom="in">zoom in</button>'
+                     '<button type="button" data-zoom="out">zoom out</button><button type="button" data-zoom="fit">'
+                     f'fit</button></div><div class="graph">{svg}</div></details>')
     parts.append("</section>")
     return "".join(parts)
 
@@ -328,7 +373,7 @@ def _fixtures_html(v: ClaimView, model: ReportModel) -> str:
             f" · seed {fmt.esc(r.get('seed'))}</div></td>"
             f"<td>{fmt.outcome(r)}<div class=small>expected {escape('/'.join(map(str, r.get('expected') or [])))}"
             f"</div></td><td>{'<span class=ok>✓</span>' if ok else '<span class=unexpected>✗ no</span>'}</td>"
-            f"<td class=num>{fmt.esc(ev.get('slack'))}</td><td class=num>{fmt.room_text(ev.get('tightest_room'))}</td>"
+            f"<td class=num>{fmt.evidence_slack_html(ev)}</td><td class=num>{fmt.room_text(ev.get('tightest_room'))}</td>"
             f"<td class=num>{fmt.seconds(r.get('duration_s'))}</td>"
             f'<td class="reason">{label_html(r.get("reason") or "")}</td></tr>')
     run_col = '<col style="width:6%">' if several_runs else ""
@@ -364,12 +409,13 @@ def _evidence_block(r: dict, run: str) -> str:
             rows.append(
                 f"<tr><td>{tag}{label_html(c.get('name'))}</td><td class=num>{fmt.esc(c.get('measured'))}</td>"
                 f"<td>{escape(str(c.get('relation')))}</td><td class=num>{fmt.esc(c.get('predicted'))}</td>"
-                f"<td class=num>{fmt.esc(c.get('tolerance'))}</td><td class=num>{fmt.esc(c.get('slack'))}</td>"
+                f"<td class=num>{fmt.esc(c.get('tolerance'))}</td><td class=num>{fmt.slack_html(c)}</td>"
                 f"<td class=num>{fmt.room_text(c.get('room'))}</td><td>{fmt.holds_mark(c.get('holds'))}</td>"
                 + (f"<td>{_count_cell(c)}</td>" if counted else "")
                 + (f"<td>{label_html(c.get('detail') or '')}</td>" if detailed else "") + "</tr>")
         parts.append('<table class="evidence"><thead><tr><th>comparison</th><th>measured</th><th></th>'
-                     "<th>predicted</th><th>tolerance</th><th>slack</th><th>room</th><th>holds</th>"
+                     "<th>predicted</th><th>tolerance</th><th title='relative to the tolerance; for an identity (==) "
+                     "the absolute residual |Δ|'>slack</th><th>room</th><th>holds</th>"
                      + ("<th>quantifier</th>" if counted else "") + ("<th>detail</th>" if detailed else "")
                      + f"</tr></thead><tbody>{''.join(rows)}</tbody></table>")
     elif r.get("evidence") is None:
@@ -403,16 +449,22 @@ def _evidence_block(r: dict, run: str) -> str:
 
 def claim_command(v: ClaimView, run: dict | None) -> str:
     """The command that reruns the claim as that run did: its file, profile and seed."""
-    parts = ["verify", "run"]
     source = str(v.claim.get("source") or "")
+    if source == "__main__":  # declared in a notebook: no shell command can load it as it is
+        from ..api import notebook_repro
+
+        return notebook_repro(v.id, None, str((run or {}).get("profile") or "quick"), int((run or {}).get("seed") or 0))
+    parts = ["verify", "run"]
     if source.endswith(".py"):
-        parts.append(source)
+        parts = ["verify", "--no-builtin", "run", source]
+    elif source and source.split(".")[0] != "theorems":
+        parts = ["verify", "--no-builtin", "run", f"module:{source}"]
     parts.append(v.id)
     if run:
         for flag in ("profile", "seed"):
             if run.get(flag) is not None:
                 parts += [f"--{flag}", str(run[flag])]
-    return " ".join(parts)
+    return shlex.join(parts)
 
 
 def _repro_html(v: ClaimView, model: ReportModel) -> str:
@@ -453,9 +505,28 @@ def _kv_html(v: ClaimView) -> str:
     c, st = v.claim, v.status
     nc = st.get("negative_controls") or {}
     rows = [("status", fmt.badge(v.display) + (" " + _marks(v) if _marks(v) else ""))]
+    if v.fidelity:
+        note = st.get("fidelity_note")
+        rows.append(("fidelity", escape(v.fidelity) + (f" — {text_html(note)}" if note else "")
+                     + ('' if v.fidelity == "faithful" else ' <span class="small muted">(only faithful claims can be '
+                        "fully verified)</span>")))
+    if v.cannot_fail:
+        why = st.get("cannot_fail")
+        rows.append((S.CANNOT_FAIL, f"acknowledged: {text_html(why)}" if why else
+                     "the printed conclusion held on every fixture and every probe of this run: no fixture here "
+                     "could have shown it false"))
+    loose = [x for x in st.get("loose_conclusions") or () if isinstance(x, dict)]
+    if loose:
+        rows.append(("loose conclusions", "; ".join(f"{label_html(x.get('name'))}: room {fmt.room_text(x.get('room'))}"
+                                                    for x in loose)))
+    if st.get("no_room"):
+        rows.append(("no room", text_html(st["no_room"])))
+    reason = c.get("expected_reason")
+    summary = (c.get("erratum") or {}).get("summary") if isinstance(c.get("erratum"), dict) else None
+    if reason and summary and _same_sentence(str(reason), str(summary)):
+        reason = None  # said once, in the erratum row
     if c.get("expected"):
-        rows.append(("expected", escape(str(c["expected"])) + (f" — {text_html(c.get('expected_reason'))}"
-                                                            if c.get("expected_reason") else "")))
+        rows.append(("expected", escape(str(c["expected"])) + (f" — {prose_html(reason)}" if reason else "")))
     if not c.get("checkable", True):
         rows.append(("not checkable", text_html(c.get("reason") or "")))
     if c.get("derived"):
@@ -466,7 +537,7 @@ def _kv_html(v: ClaimView) -> str:
                      "and still pass; identities and yes/no conclusions have none)</span>"))
     if c.get("erratum"):
         e = c["erratum"]
-        rows.append(("erratum", f"{escape(str(e.get('kind')))} — {text_html(e.get('summary') or '')} "
+        rows.append(("erratum", f"{escape(str(e.get('kind')))} — {prose_html(e.get('summary') or '')} "
                                 f'<a href="#errata">(see errata)</a>'))
     for key, label in (("indirect_evidence", "indirect evidence"), ("judged_by", "judged by"), ("source", "source"),
                        ("timeout_s", "time limit (s)")):
@@ -475,9 +546,29 @@ def _kv_html(v: ClaimView) -> str:
     if c.get("tags"):
         rows.append(("tags", escape(", ".join(map(str, c["tags"])))))
     if nc.get("total"):
+        crashed = st.get("crashed_controls") or nc.get("crashed") or 0
         rows.append(("negative controls", f"{nc.get('caught', 0)} of {nc.get('total')} caught; "
-                                          f"{nc.get('powered', 0)} powered (a mutated conclusion the check refuted)"))
+                                          f"{nc.get('powered', 0)} powered (a mutated conclusion the check refuted)"
+                     + (f'; <span class="bad">{crashed} crashed</span> (a crash off the hypotheses catches nothing)'
+                        if crashed else "")))
+    broken = [str(h) for h in st.get("hypotheses_broken") or ()]
+    if broken:
+        shown = {str(h) for h in st.get("hypotheses_shown_necessary") or ()}
+        rows.append(("hypotheses broken by a control", ", ".join(
+            label_html(h) + (' <span class="ok" title="a probe on which the printed conclusion failed">shown necessary'
+                             "</span>" if h in shown else ' <span class="muted">not shown necessary</span>')
+            for h in broken)))
+    probes = st.get("probes")
+    if isinstance(probes, dict) and probes:
+        rows.append(("probes", escape("; ".join(f"{k}: {n}" for k, n in probes.items()))
+                     + ' <span class="small muted">(the printed conclusion evaluated where a hypothesis is unmet)</span>'))
     return "<table class=kv>" + "".join(f"<tr><td>{k}</td><td>{val}</td></tr>" for k, val in rows) + "</table>"
+
+
+def _same_sentence(a: str, b: str) -> bool:
+    """Whether two texts say the same (one contains the other, spacing and case aside)."""
+    na, nb = " ".join(a.lower().split()).rstrip("."), " ".join(b.lower().split()).rstrip(".")
+    return bool(na and nb) and (na in nb or nb in na)
 
 
 def plots_html(v: ClaimView, budget: PlotBudget) -> str:

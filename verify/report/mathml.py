@@ -129,12 +129,42 @@ def label_html(text: object) -> str:
     return text_html(text)
 
 
+FIRST_LINE_CHARS = 160
+_MATH_SPLIT = re.compile(r"(\$\$.+?\$\$|\$.+?\$|\\\(.+?\\\)|\\\[.+?\\\])", re.S)
+
+
+def first_line(statement: str, limit: int = FIRST_LINE_CHARS) -> str:
+    """The statement's first line (or sentence), cut at ``limit`` characters outside math only."""
+    text = statement.strip().split("\n\n", 1)[0].replace("\n", " ")
+    out, n = [], 0
+    for k, piece in enumerate(_MATH_SPLIT.split(text)):
+        if k % 2:  # a formula: whole or not at all
+            if n and n + len(piece) > limit * 1.5:
+                return "".join(out).rstrip() + " …"
+            out.append(piece)
+            n += len(piece) // 2
+            continue
+        # the first sentence end at least 40 characters in (an abbreviation early on is not one)
+        skip = max(0, 40 - n)
+        sentence_end = re.search(r"(?<=[a-z0-9)\]>])\.\s", piece[skip:]) if n + len(piece) > 40 else None
+        if sentence_end and n + skip + sentence_end.start() <= limit:
+            out.append(piece[:skip + sentence_end.start() + 1])
+            return "".join(out)
+        if n + len(piece) > limit:
+            cut = piece[:max(0, limit - n)].rsplit(" ", 1)[0]
+            return ("".join(out) + cut).rstrip() + " …"
+        out.append(piece)
+        n += len(piece)
+    return "".join(out)
+
+
+
 # --- pseudo-TeX in plain text ---------------------------------------------------------------------
 
 GREEK = ("alpha beta gamma delta epsilon varepsilon eps zeta eta theta vartheta iota kappa lambda mu nu xi "
          "pi rho sigma tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Phi Psi "
          "Omega").split()
-OPERATORS = ("max min sup inf log exp lim argmax argmin sgn sign diag tr").split()
+OPERATORS = ("max min sup inf log exp lim argmax argmin sgn sign diag tr cos sin tan ln").split()
 _BASE = (r"(?:\\?(?:" + "|".join(sorted(GREEK, key=len, reverse=True)) + r")(?![A-Za-z])"
          r"|(?:" + "|".join(OPERATORS) + r")(?=[_^])|[A-Za-z])'*")
 _ONE = r"(?:\{[^{}]{0,60}\}|\\[A-Za-z]+|[A-Za-z0-9]+|[+\-*])"
@@ -244,3 +274,136 @@ def label_mathtext(text: object) -> str:
 def has_raw_tex(text: str) -> bool:
     """Whether visible text still shows TeX: a ``\\command``, or a ``_{`` / ``^{`` group."""
     return bool(re.search(r"\\[A-Za-z]{2,}|[_^]\{", text))
+
+
+# --- plain-text mathematics in prose (errata fields, quotes, summaries) ---------------------------------
+
+_GREEK_ALT = "|".join(sorted(GREEK, key=len, reverse=True))
+_SIGN = r"(?:\+-|\+|-)"
+# What may follow a converted token: not a letter or digit (it would be part of a word), not a script (the
+# pseudo-TeX tokens handle those).
+_END = r"(?![A-Za-z0-9_^~])"
+_PLAIN_MATH = re.compile(
+    r"(?P<norm>\|\|(?P<inner>[^|\n]{1,48}?)\|\|(?P<nsub>_\{[^{}]{1,12}\}|_[A-Za-z0-9]{1,3})?"
+    r"(?P<npow>\^\{[^{}]{1,12}\}|\^[0-9]{1,2})?)"
+    r"|(?P<exp>(?<![A-Za-z0-9])e\^\{(?P<ebody>[^{}\n]{1,48})\})"
+    r"|(?P<sqrt>(?<![A-Za-z])sqrt\((?P<sbody>[^()\n]{1,32})\))"
+    r"|(?P<ppow>(?<![A-Za-z0-9\\])(?P<pbase>" + _GREEK_ALT + r"|[A-Za-z])\^\((?P<pbody>[^()\n]{1,16})\))"
+    r"|(?P<tilde>(?<![A-Za-z0-9\\])(?P<tbase>" + _GREEK_ALT + r"|[A-Za-z])~(?P<tscripts>" + _SCRIPTS + r")?(?![A-Za-z0-9]))"
+    r"|(?P<bar>(?<![A-Za-z0-9\\])(?P<bbase>" + _GREEK_ALT + r"|[A-Za-z])bar(?P<bdigits>[0-9]{0,2})(?P<bsign>" + _SIGN
+    + r")?(?P<bscripts>" + _SCRIPTS + r")?" + _END + r")"
+    r"|(?P<hat>(?<![A-Za-z0-9\\])(?P<hbase>" + _GREEK_ALT + r"|[A-Za-z])\^(?=[\s,.;:)]|$))"
+    r"|(?P<greek>(?<![A-Za-z0-9\\])(?P<gname>" + _GREEK_ALT + r")(?P<gdigits>[0-9]{0,2})(?P<gsign>" + _SIGN
+    + r")?" + _END + r")")
+_RELATIONS = (("<=", r"\le "), (">=", r"\ge "), ("!=", r"\ne "), ("->", r"\to "), ("+-", r"\pm "))
+
+
+def _sign_tex(sign: str) -> str:
+    return r"\pm" if sign == "+-" else sign
+
+
+def _piece_tex(m: re.Match) -> str:
+    """One match of :data:`_PLAIN_MATH` as TeX (no dollars)."""
+    if m.group("norm"):
+        out = r"\|" + plain_expr_tex(m.group("inner")) + r"\|"
+        for g in ("nsub", "npow"):
+            part = m.group(g)
+            if part:
+                body = part[1:].strip("{}")
+                out += part[0] + "{" + _script_tex(body) + "}"
+        return out
+    if m.group("exp"):
+        return "e^{" + plain_expr_tex(m.group("ebody")) + "}"
+    if m.group("ppow"):
+        return token_tex(m.group("pbase")) + "^{" + plain_expr_tex(m.group("pbody")) + "}"
+    if m.group("sqrt"):
+        return r"\sqrt{" + plain_expr_tex(m.group("sbody")) + "}"
+    if m.group("tilde"):
+        base = m.group("tbase")
+        scripts = m.group("tscripts") or ""
+        return r"\tilde{" + token_tex(base) + "}" + (token_tex("x" + scripts)[1:] if scripts else "")
+    if m.group("hat"):
+        return r"\hat{" + token_tex(m.group("hbase")) + "}"
+    if m.group("bar"):
+        out = r"\bar{" + token_tex(m.group("bbase")) + "}"
+        digits, sign, scripts = m.group("bdigits"), m.group("bsign") or "", m.group("bscripts") or ""
+        if scripts:
+            return out + token_tex("x" + scripts)[1:]
+        return out + _suffix_tex(digits, sign)
+    name, digits, sign = m.group("gname"), m.group("gdigits"), m.group("gsign") or ""
+    return "\\" + _greek(name) + _suffix_tex(digits, sign)
+
+
+def _suffix_tex(digits: str, sign: str) -> str:
+    """``0`` / ``+`` / ``0+`` after a name: a subscript index, a sign as subscript (or superscript after
+    an index)."""
+    if digits and sign:
+        return "_{" + digits + "}^{" + _sign_tex(sign) + "}"
+    if digits or sign:
+        return "_{" + (digits or _sign_tex(sign)) + "}"
+    return ""
+
+
+def plain_expr_tex(expr: str) -> str:
+    """A short plain-text expression (the inside of a norm, an exponent) as TeX: greek names, tildes,
+    pseudo-TeX tokens and relations converted, TeX's special characters escaped."""
+    out, pos = [], 0
+    for m in re.finditer(_PLAIN_MATH.pattern + r"|(?P<token>" + _TOKEN.pattern + ")", expr):
+        out.append(_tex_text(expr[pos:m.start()]))
+        out.append(token_tex(m.group("token")) if m.group("token") else _piece_tex(m))
+        pos = m.end()
+    out.append(_tex_text(expr[pos:]))
+    return "".join(out)
+
+
+def _tex_text(s: str) -> str:
+    for a, b in _RELATIONS:
+        s = s.replace(a, b)
+    return re.sub(r"([#%&$])", r"\\\1", s)
+
+
+def plain_math_tex(text: object) -> str:
+    """Prose whose plain-text mathematics (``||theta0||_M``, ``mu~``, ``lambda0+``, ``e^{-||mu-|| t/2}``,
+    ``sqrt(m)``, a greek name) is wrapped as TeX ``$...$``, so that :func:`text_html` typesets it beside the
+    TeX already there. Conservative: only these shapes, each whole; anything else stays text (and the
+    pseudo-TeX tokens, ``w_+^T``, are typeset by :func:`text_html` anyway). Existing TeX is left as it is."""
+    text = "" if text is None else str(text)
+    out, pos = [], 0
+    for m in _MATH.finditer(text):
+        out.append(_plain_segment(text[pos:m.start()]))
+        out.append(m.group(0))
+        pos = m.end()
+    out.append(_plain_segment(text[pos:]))
+    return "".join(out)
+
+
+# Relations written in ASCII between spaces, in the prose around the formulas: their symbols.
+_PROSE_RELATIONS = re.compile(r"(?<=\s)(<=|>=|!=|->|~)(?=\s)")
+_PROSE_SYMBOLS = {"<=": "≤", ">=": "≥", "!=": "≠", "->": "→", "~": "∼"}
+
+
+def _prose(text: str) -> str:
+    return _PROSE_RELATIONS.sub(lambda m: _PROSE_SYMBOLS[m.group(1)], text)
+
+
+def _plain_segment(text: str) -> str:
+    """Each run of adjacent matches as one ``$...$`` (two spans side by side would read as ``$$``)."""
+    out, pos, run = [], 0, []
+    for m in _PLAIN_MATH.finditer(text):
+        if run and m.start() != pos:
+            out.append("$" + "".join(run) + "$")
+            run = []
+        if not run:
+            out.append(_prose(text[pos:m.start()]))
+        run.append(_piece_tex(m))
+        pos = m.end()
+    if run:
+        out.append("$" + "".join(run) + "$")
+    out.append(_prose(text[pos:]))
+    return "".join(out)
+
+
+def prose_html(text: object) -> str:
+    """Prose written in plain text with some TeX (errata fields, summaries): :func:`plain_math_tex`, then
+    :func:`text_html`."""
+    return text_html(plain_math_tex(text))

@@ -52,6 +52,25 @@ class ClaimView:
         return bool(self.status.get("loose"))
 
     @property
+    def marks(self) -> list[str]:
+        """The status's marks (``loose``, ``cannot fail here``); older records have only ``loose``."""
+        marks = [str(m) for m in self.status.get("marks") or () if isinstance(m, str)]
+        if self.loose and S.LOOSE not in marks:
+            marks.insert(0, S.LOOSE)
+        return marks
+
+    @property
+    def cannot_fail(self) -> bool:
+        return S.CANNOT_FAIL in self.marks
+
+    @property
+    def fidelity(self) -> str | None:
+        """faithful / proxy / partial / definitional / undeclared; None when the records do not say (older
+        records) or the claim is not checkable."""
+        f = self.status.get("fidelity")
+        return str(f) if f else None
+
+    @property
     def tightest_room(self) -> float | None:
         return room_value(self.status.get("tightest_room"))
 

@@ -2,7 +2,7 @@
 
 Cards store their bodies gzipped, many to a stream (``.lazy[data-z="STREAM.INDEX"]`` refers to a body of
 ``script#zSTREAM``); opening a card inflates its stream once, with the browser's DecompressionStream, and
-puts that card's body in place. Hash keys: ``paper``, ``status``, ``kind``, ``unexpected=1``, ``unguarded=1``, ``loose=1``, ``q`` (text in
+puts that card's body in place. Hash keys: ``paper``, ``status``, ``kind``, ``unexpected=1``, ``unguarded=1``, ``loose=1``, ``cannotfail=1``, ``q`` (text in
 the id or the statement), ``sort=COLUMN:asc|desc``, ``open=ID``; ``#claim-ID`` opens one claim.
 """
 
@@ -13,7 +13,8 @@ SCRIPT = """
   var secs = Array.prototype.slice.call(document.querySelectorAll('details.claim'));
   var byId = function (id) { return document.getElementById(id); };
   var selects = {paper: byId('filter-paper'), status: byId('filter-status'), kind: byId('filter-kind')};
-  var checks = {unexpected: byId('filter-unexpected'), unguarded: byId('filter-unguarded'), loose: byId('filter-loose')};
+  var checks = {unexpected: byId('filter-unexpected'), unguarded: byId('filter-unguarded'), loose: byId('filter-loose'),
+                cannotfail: byId('filter-cannotfail')};
   var ft = byId('filter-text'), count = byId('filter-count');
   var heads = Array.prototype.slice.call(document.querySelectorAll('#claim-table th[data-sort]'));
   var text = {};
@@ -137,6 +138,35 @@ SCRIPT = """
   });
   byId('collapse-all').addEventListener('click', function () {
     secs.forEach(function (s) { s.open = false; });
+  });
+  // Dependency graphs: each drawing fits its box; zoom (buttons, or ctrl + wheel) and pan (drag) move its viewBox.
+  Array.prototype.forEach.call(document.querySelectorAll('svg.depgraph'), function (svg) {
+    var W = parseFloat(svg.getAttribute('data-w')), H = parseFloat(svg.getAttribute('data-h'));
+    var vb = {x: 0, y: 0, w: W, h: H};
+    function show() { svg.setAttribute('viewBox', [vb.x, vb.y, vb.w, vb.h].map(function (v) { return v.toFixed(1); }).join(' ')); }
+    function zoom(f) {
+      var w = Math.min(W, Math.max(W / 20, vb.w * f)), h = w * H / W;
+      vb.x = Math.min(Math.max(0, vb.x + (vb.w - w) / 2), W - w); vb.y = Math.min(Math.max(0, vb.y + (vb.h - h) / 2), H - h);
+      vb.w = w; vb.h = h; show();
+    }
+    var box = svg.parentNode;
+    Array.prototype.forEach.call(box.parentNode.querySelectorAll('button[data-zoom]'), function (b) {
+      b.addEventListener('click', function () {
+        var z = b.getAttribute('data-zoom');
+        if (z === 'fit') { vb = {x: 0, y: 0, w: W, h: H}; show(); } else { zoom(z === 'in' ? 0.7 : 1 / 0.7); }
+      });
+    });
+    svg.addEventListener('wheel', function (e) { if (e.ctrlKey || e.metaKey) { e.preventDefault(); zoom(e.deltaY < 0 ? 0.8 : 1.25); } }, {passive: false});
+    var drag = null;
+    svg.addEventListener('pointerdown', function (e) { if (vb.w < W) { drag = {x: e.clientX, y: e.clientY}; } });
+    window.addEventListener('pointerup', function () { drag = null; });
+    svg.addEventListener('pointermove', function (e) {
+      if (!drag) { return; }
+      var r = svg.getBoundingClientRect(), k = vb.w / Math.max(1, r.width);
+      vb.x = Math.min(Math.max(0, vb.x - (e.clientX - drag.x) * k), W - vb.w);
+      vb.y = Math.min(Math.max(0, vb.y - (e.clientY - drag.y) * k), H - vb.h);
+      drag = {x: e.clientX, y: e.clientY}; show();
+    });
   });
   window.addEventListener('hashchange', readHash);
   apply();

@@ -67,7 +67,7 @@ CSS = """
 *{box-sizing:border-box}
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;margin:0;color:#1d1d1f;
  background:#fafafa}
-header,main{max-width:1280px;margin:0 auto;padding:0 18px}
+header,main{max-width:1600px;margin:0 auto;padding:0 18px}
 header{padding-top:14px}
 h1{font-size:22px;margin:6px 0}
 h2{font-size:18px;border-bottom:2px solid #ddd;padding-bottom:3px;margin-top:30px}
@@ -88,6 +88,7 @@ code.tex{color:#8a3b00}
 .badge{display:inline-block;padding:0 7px;border-radius:9px;border:1px solid;font-size:12px;white-space:nowrap}
 .mark{display:inline-block;padding:0 6px;border-radius:3px;font-size:11px;white-space:nowrap;border:1px solid}
 .mark.loose{background:#fff4d6;border-color:#c99a00;color:#6b5000}
+.mark.cannot-fail{background:#eef0f5;border-color:#5a6b85;color:#26324a;white-space:normal}
 .mark.unexpected{background:#fde8e8;border-color:#c62828;color:#8e0000;font-weight:700}
 .unexpected{color:#b00020;font-weight:700}
 .muted{color:#6b6b6b}
@@ -107,12 +108,29 @@ details.claim{content-visibility:auto;contain-intrinsic-size:auto 36px}
 .filters{display:flex;gap:10px 16px;align-items:center;flex-wrap:wrap;margin:8px 0}
 .filters label{font-weight:600}
 .filters .check{font-weight:400}
-#claim-table{width:100%}
-#claim-table th[data-sort]{cursor:pointer;user-select:none;white-space:nowrap}
+#overview-table{width:100%;table-layout:fixed}
+#overview-table th,#overview-table td{overflow-wrap:anywhere}
+#overview-table th:first-child{width:9%}
+#overview-table th,#overview-table td{padding:3px 5px}
+#overview-table tr:first-child th{font-size:12px;font-weight:600}
+#overview-table th .badge,#overview-table th .mark{font-size:11px;padding:0 4px;white-space:normal}
+#claim-table{width:100%;table-layout:fixed}
+#claim-table td{overflow-wrap:anywhere}
+#claim-table th{overflow-wrap:break-word}
+#claim-table .badge{white-space:normal}
+#claim-table col.c-id{width:15%}
+#claim-table col.c-paper{width:6.5%}
+#claim-table col.c-kind{width:6.5%}
+#claim-table col.c-stmt{width:28%}
+#claim-table col.c-status{width:9%}
+#claim-table col.c-marks{width:8%}
+#claim-table col.c-room{width:6%}
+#claim-table col.c-pos{width:10%}
+#claim-table col.c-neg{width:11%}
+#claim-table th[data-sort]{cursor:pointer;user-select:none}
 #claim-table th[data-sort]::after{content:" \\2195";color:#aaa;font-weight:400}
 #claim-table th[aria-sort=ascending]::after{content:" \\25B2";color:#333}
 #claim-table th[aria-sort=descending]::after{content:" \\25BC";color:#333}
-#claim-table td.stmt{min-width:260px;max-width:520px}
 details.claim{background:#fff;border:1px solid #d8d8d8;border-radius:6px;margin:8px 0;padding:4px 12px}
 details.claim>summary{cursor:pointer;padding:4px 0}
 details.claim>summary .cid{font-family:"DejaVu Sans Mono",Menlo,monospace;font-weight:700}
@@ -127,7 +145,10 @@ details.fixture>summary{cursor:pointer}
 .statement{background:#fdfdf6;border-left:4px solid #c9c37a;padding:6px 10px;margin:6px 0}
 .role{font-size:11px;padding:0 4px;border-radius:3px;border:1px solid #999;white-space:nowrap}
 .role.validity{background:#eef3fb;border-color:#6d8fc7}
-.graph{overflow:auto;max-height:900px;background:#fff;border:1px solid #d8d8d8;border-radius:6px;padding:6px}
+.graph{overflow-x:hidden;overflow-y:auto;max-height:900px;background:#fff;border:1px solid #d8d8d8;border-radius:6px;
+ padding:6px}
+.graph svg.depgraph{display:block;touch-action:none}
+.graph-tools button{margin-right:6px}
 .graph svg a:hover rect{stroke:#000;stroke-width:2}
 .isolated{margin-top:8px;display:flex;flex-wrap:wrap;gap:4px}
 .isolated>div{flex-basis:100%}
@@ -141,6 +162,7 @@ details.fixture>summary{cursor:pointer}
 table.errata{width:100%}
 table.errata td{overflow-wrap:anywhere}
 tr.kind-row th{background:#fbeaea;color:#6d0000}
+tr.inherits td:first-child{padding-left:22px}
 details.erratum{background:#fff;border:1px solid #e3b5b5;border-left:5px solid #c62828;border-radius:6px;
  padding:4px 12px;margin:8px 0}
 details.erratum>summary{cursor:pointer;padding:3px 0}
