@@ -611,7 +611,8 @@ def thm4_3(fx):
     o = judge_proof_event(fx, W0, a0, good, o, p, H,
                           lambda r, _H: _outcomes(fx, r, lambda Z: C * Z @ w_star, C)[0][0], ev)
     succ, decided, undec = _seed_counts(o)
-    judge_binomial("P(f_inf = C<w*,x>)", succ, decided, p, undecided=undec, confidence=0.99, evidence=ev)
+    judge_binomial("P(f_inf = C<w*,x>)", succ, decided, p, undecided=undec, confidence=0.99, evidence=ev,
+                   covariate=(good[o >= 0], good[o == -1]), covariate_name="the proof's event (good bbar)")
     ev.record(successes=succ, decided=decided, undecided=undec, good_bbar=int(good.sum()), seeds=B,
               proof_event_mismatches=int(np.sum((o >= 0) & ((o == 1) != good))),
               failure_margin_ratios=rho_end[o == 0], predicted_failure_ratio=2 * al / (1 + al),
@@ -672,9 +673,11 @@ def cor4_4(fx):
         o, undec16, cont, res = continue_undecided(fx, runs, H, o, outcomes, ev)
         if cont is not None:
             final_rho = np.where(undec16 & cont[0].reached[-1], res[2][-1], rho[-1])
-    o = judge_proof_event(fx, W0, a0, good_embedding(b), o, p, H, lambda r, Hr: outcomes(r, Hr)[0], ev)
+    good = good_embedding(b)
+    o = judge_proof_event(fx, W0, a0, good, o, p, H, lambda r, Hr: outcomes(r, Hr)[0], ev)
     succ, decided, undec = _seed_counts(o)
-    judge_binomial("P(global-max-margin direction)", succ, decided, p, undecided=undec, confidence=0.99, evidence=ev)
+    judge_binomial("P(global-max-margin direction)", succ, decided, p, undecided=undec, confidence=0.99, evidence=ev,
+                   covariate=(good[o >= 0], good[o == -1]), covariate_name="the proof's event (good bbar)")
     ev.record(successes=succ, decided=decided, undecided=undec, good_bbar=int(good_embedding(b).sum()),
               final_margin_ratio=final_rho)
     return ev

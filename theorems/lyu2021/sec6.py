@@ -137,7 +137,8 @@ def _one_neuron_limit(fx, target, success_sign, sigmas=None):
         o = o.copy()
         o[rerun] = o2
     succ, decided, undec = int(np.sum(o == 1)), int(np.sum(o >= 0)), int(np.sum(o == -1))
-    judge_binomial("P(f_inf = target)", succ, decided, 1 - 2.0 ** (-m), undecided=undec, confidence=0.99, evidence=ev)
+    judge_binomial("P(f_inf = target)", succ, decided, 1 - 2.0 ** (-m), undecided=undec, confidence=0.99, evidence=ev,
+                   covariate=(event[o >= 0], event[o == -1]), covariate_name="the proof's event")
     ev.forall("seeds with the proof's event: success at the smallest sigma (event => success)", o[event & (o >= 0)] == 1,
               relation="true", required=False)
     run = runs[-1]
