@@ -267,3 +267,34 @@ def test_seed_outcomes_fail_above():
     fd = np.array([[0.004, 0.05, 0.30], [0.002, 0.05, 0.31], [0.001, 0.05, 0.31]])
     assert seed_outcomes(run, fd).tolist() == [1, 0, 0]
     assert seed_outcomes(run, fd, fail_above=0.1).tolist() == [1, -1, 0]
+
+
+def test_printed_a9_fails_on_the_a10_limit_net_and_the_mirror_holds():
+    """Thm A.10's limit -(1/2)phi(-<w-, x>) is a net with a <= 0 and margin exactly gamma-/2 on S- (printed A.9
+    holds for no data set); the mirrored A.9 (a_k >= 0) holds on the label-flipped hinted data (sup alpha gamma-/2)."""
+    from theorems.lyu2021.sec6 import a9_sup, a10_limit_net, hinted_flipped, support_minus
+
+    fx = hinted_flipped.build(np.random.default_rng(0), **hinted_flipped.defaults)
+    X, y, al = fx["X"], fx["y"], fx["alpha"]
+    S, wm, gm = support_minus(X, y, al)
+    W, a = a10_limit_net(wm)
+    assert a[0] < 0 and float(normalized_margin(W, a, X[S], y[S], al)) == pytest.approx(gm / 2, rel=1e-12)
+    g_neg, st_neg, *_ = a9_sup(X, y, al, (-1.0,))
+    g_pos, st_pos, *_ = a9_sup(X, y, al, (1.0,))
+    assert st_neg == st_pos == "optimal"
+    assert g_neg >= gm / 2 * (1 - 1e-9) and g_pos == pytest.approx(al * gm / 2, rel=1e-6)
+
+
+def test_boundary_deviation_tells_a_plane_from_a_v():
+    """exp.fig2.middle's linearity test: a one-neuron leaky-ReLU net has a plane through 0 as its boundary (deviation
+    at rounding level); two neurons whose boundary is x1 = -0.88 |x2| (a V) are far from any plane."""
+    from theorems.lyu2021.experiments import boundary_deviation
+
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.uniform(-1, 1, 60), rng.uniform(-1, 1, 60), np.full(60, 0.05)])
+    u = np.array([1.0, 0.0, 0.0])
+    lin = boundary_deviation(np.array([[1.0, 0.3, 0.0]]), np.array([1.0]), X, u, 0.5, np.random.default_rng(1))
+    # f = relu(x1 + 0.88 x2) + relu(x1 - 0.88 x2) is positive exactly where x1 > -0.88 |x2|: the boundary bends at x2 = 0
+    W = np.array([[1.0, 0.88, 0.0], [1.0, -0.88, 0.0]])
+    vee = boundary_deviation(W, np.array([1.0, 1.0]), X, u, 0.0, np.random.default_rng(1))
+    assert lin < 1e-9 and vee > 0.2

@@ -8,7 +8,7 @@ import numpy as np
 from scipy.integrate import simpson
 
 from fixtures.lyu2021 import gen_gauss, hinted, sym_collinear, sym_fig1left, sym_gauss
-from verify import Evidence, claim, negative, random
+from verify import Evidence, claim, family, hypothesis, negative, random
 from verify import adversarial as adv
 from verify.numerics.flow import gd_steps, integrate_flow
 from verify.numerics.margin import two_layer_kkt_residual
@@ -69,7 +69,7 @@ def grad_Ltilde(W, a, X, y, alpha):
 # B.1 Gronwall
 
 
-@claim("lyu2021.lemB.1", **cat.item("lemB.1"),
+@claim("lyu2021.lemB.1", **cat.declared("lemB.1"), **cat.item("lemB.1"),
        fixtures=[random(sym_gauss), adv(sym_gauss, d=2), negative(sym_gauss, mutation="(12) with non-monotone alpha")],
        judged_by="on a grid of 4001 points: u = alpha + int beta u - s with s >= 0 solved by trapezoid recursion; "
                  "(11) and (12) checked with tolerance 1e-6 relative (quadrature error)")
@@ -108,15 +108,53 @@ def lemB_1(fx):
 # B.2, B.3 homogeneity of Clarke subgradients and Euler's theorem
 
 
-@claim("lyu2021.thmB.2", **cat.item("thmB.2"),
+def _fd_gradient(W, a, x, al, bias=0.0):
+    """Gradient of f_theta(x) = sum_k a_k phi(<w_k, x> + bias) by central differences of the forward pass alone, at a
+    point at least 1e3 steps from every kink (None otherwise): inside an activation region f is quadratic in theta, so
+    the central difference is exact up to rounding."""
+    def f(Wv, av):
+        return float(av @ activation(Wv @ x + bias, al))
+
+    h = 1e-4 * float(np.sqrt(np.sum(W ** 2) + np.sum(a ** 2)) / np.sqrt(W.size + a.size))
+    if np.min(np.abs(W @ x + bias)) < 1e3 * h * float(np.abs(x).sum()):
+        return None
+    g = np.zeros(W.size + a.size)
+    for i in range(W.size):
+        E = np.zeros(W.size)
+        E[i] = h
+        E = E.reshape(W.shape)
+        g[i] = (f(W + E, a) - f(W - E, a)) / (2 * h)
+    for k in range(a.size):
+        e = np.zeros(a.size)
+        e[k] = h
+        g[W.size + k] = (f(W, a + e) - f(W, a - e)) / (2 * h)
+    return g
+
+
+@claim("lyu2021.thmB.2", **cat.declared("thmB.2"), **cat.item("thmB.2"),
        fixtures=[random(sym_gauss), random(gen_gauss, d=5), adv(sym_fig1left),
                  negative(gen_gauss, mutation="bias inside phi (non-homogeneous model)")],
        judged_by="Clarke extreme sets of f_theta(x) (L = 2) and of G (L = 1) at c theta vs theta, c in [1e-3, 1e3], at "
-                 "generic points and on constructed kinks; relative tolerance 1e-12")
+                 "generic points and on constructed kinks; relative tolerance 1e-12. Independently of the model's "
+                 "gradient code (whose activation_derivative is scale-invariant by construction): the gradient by "
+                 "central finite differences of the forward pass at generic points (step 1e-4 of the kink distance; exact "
+                 "up to rounding, f being quadratic in theta inside a region), g(c theta) vs c g(theta), relative 1e-6")
 def thmB_2(fx):
     ev = Evidence()
     X, al = fx["X"], fx["alpha"]
     rng = fx.rng
+    bias = 0.1 if fx.mutated() else 0.0
+    devs = []
+    for _ in range(100):
+        W, a = random_theta(rng, X.shape[1])
+        x = rng.normal(size=X.shape[1])
+        c = 10.0 ** rng.uniform(-3, 3)
+        g1, g2 = _fd_gradient(W, a, x, al, bias), _fd_gradient(c * W, c * a, x, al, bias)
+        if g1 is None or g2 is None:
+            continue
+        devs.append(float(np.max(np.abs(g2 - c * g1))) / (c * float(np.max(np.abs(g1)))))
+    ev.forall("finite-difference gradient (independent of the gradient code): max |g(c theta) - c g(theta)| / |c g|",
+              devs, 0.0, relation="<=", atol=1e-6, room=None)
     worst = 0.0
     for j in range(200):
         W, a = random_theta(rng, X.shape[1])
@@ -141,7 +179,7 @@ def thmB_2(fx):
     return ev
 
 
-@claim("lyu2021.thmB.3", **cat.item("thmB.3"),
+@claim("lyu2021.thmB.3", **cat.declared("thmB.3"), **cat.item("thmB.3"),
        fixtures=[random(sym_gauss), random(gen_gauss, d=5), adv(sym_fig1left), negative(gen_gauss, mutation="degree L = 1")],
        judged_by="<g, theta> = L f(theta) for every extreme Clarke element of f_theta(x) (L = 2, also on constructed "
                  "kinks), of G (L = 1), and per neuron <w_k, df/dw_k> = a_k df/da_k; relative tolerance 1e-12")
@@ -199,7 +237,7 @@ def max_abs_G_2d(X, y, alpha):
     return best, arg
 
 
-@claim("lyu2021.lemB.4", **cat.item("lemB.4"),
+@claim("lyu2021.lemB.4", **cat.declared("lemB.4"), **cat.item("lemB.4"),
        fixtures=[random(sym_gauss), random(gen_gauss, d=2), adv(sym_gauss, alpha=0.01, label="alpha -> 0"),
                  adv(sym_collinear, alpha=0.99, label="nearly collinear data, alpha -> 1"),
                  negative(sym_gauss, mutation="evaluate at a random point")],
@@ -235,7 +273,7 @@ def lemB_4(fx):
     return ev
 
 
-@claim("lyu2021.lemB.5", **cat.item("lemB.5"),
+@claim("lyu2021.lemB.5", **cat.declared("lemB.5"), **cat.item("lemB.5"),
        fixtures=[random(sym_gauss), random(sym_gauss, d=5, n_half=10), random(gen_gauss, d=2), adv(hinted),
                  negative(sym_gauss, mutation="paper-literal lambda0 = ((1+alpha)/2)||mu||")],
        judged_by="symmetric data: max|G| = ((1+alpha)/4)||mu|| at mubar (sampled max over 1e5 directions never exceeds it, "
@@ -291,7 +329,7 @@ def kkt_points(fx):
     return pts
 
 
-@claim("lyu2021.lemB.9", **cat.item("lemB.9"),
+@claim("lyu2021.lemB.9", **cat.declared("lemB.9"), **cat.item("lemB.9"),
        fixtures=[random(sym_gauss), random(gen_gauss), adv(sym_fig1left), adv(hinted),
                  negative(sym_gauss, mutation="rebalanced point a_k -> 2 a_k, w_k -> w_k/2 (same function)")],
        judged_by="each known KKT point is certified by the LP of Def B.8 (residual <= 1e-9, recomputed) and balanced "
@@ -316,7 +354,7 @@ def lemB_9(fx):
 # B.10 - B.14 bounds between L and its linearisation
 
 
-@claim("lyu2021.lemB.10", **cat.item("lemB.10"), hypotheses=[unit_data],
+@claim("lyu2021.lemB.10", **cat.declared("lemB.10"), **cat.item("lemB.10"), hypotheses=[unit_data],
        fixtures=[random(sym_gauss), random(gen_gauss, d=5), adv(gen_gauss, d=2),
                  negative(sym_gauss, mutation="probe x with ||x|| = 2 at the tight configuration")],
        judged_by="2000 random (theta, theta~, x) with ||x|| <= 1 (m in 1..8, scales 1e-3..3) plus the tight configuration "
@@ -378,7 +416,7 @@ def _b11_ratios(fx, power_extra=0):
 _b11_fx = [random(sym_gauss), random(gen_gauss, d=5), adv(hinted), negative(sym_gauss, mutation="one more power of ||theta||_M")]
 
 
-@claim("lyu2021.lemB.11", **cat.item("lemB.11"), hypotheses=[unit_data], fixtures=_b11_fx,
+@claim("lyu2021.lemB.11", **cat.declared("lemB.11"), **cat.item("lemB.11"), hypotheses=[unit_data], fixtures=_b11_fx,
        judged_by="300 random theta (||theta||_M in [1e-3, 3], a third on kinks): every extreme Clarke element of L minus "
                  "grad L~, per block, divided by the bound; must be <= 1 (ratio recorded). Loose by design: the printed constant m "
                  "ignores |l''| <= 1/4 and the sum over points, and the largest ratio found is about 1/43")
@@ -390,7 +428,7 @@ def lemB_11(fx):
     return ev
 
 
-@claim("lyu2021.lemB.12", **cat.item("lemB.12"), hypotheses=[unit_data], fixtures=_b11_fx,
+@claim("lyu2021.lemB.12", **cat.declared("lemB.12"), **cat.item("lemB.12"), hypotheses=[unit_data], fixtures=_b11_fx,
        judged_by="as lemB.11, the M-norm of the whole difference divided by m||theta||_M^3")
 def lemB_12(fx):
     ev = Evidence()
@@ -399,7 +437,7 @@ def lemB_12(fx):
     return ev
 
 
-@claim("lyu2021.corB.13", **cat.item("corB.13"), hypotheses=[unit_data], fixtures=_b11_fx,
+@claim("lyu2021.corB.13", **cat.declared("corB.13"), **cat.item("corB.13"), hypotheses=[unit_data], fixtures=_b11_fx,
        judged_by="as lemB.12 at points on kinks where L~ is C^1 (the kinked neuron has a_k = 0)")
 def corB_13(fx):
     ev = Evidence()
@@ -408,7 +446,7 @@ def corB_13(fx):
     return ev
 
 
-@claim("lyu2021.lemB.14", **cat.item("lemB.14"), hypotheses=[unit_data],
+@claim("lyu2021.lemB.14", **cat.declared("lemB.14"), **cat.item("lemB.14"), hypotheses=[unit_data],
        fixtures=[random(sym_gauss), random(gen_gauss, d=5), adv(sym_gauss, alpha=0.01, label="alpha -> 0"),
                  adv(sym_collinear, alpha=0.99, label="nearly collinear data, alpha -> 1"),
                  negative(sym_gauss, mutation="||theta||_M = 10 sqrt(eps/(2m))")],
@@ -446,7 +484,7 @@ def lemB_14(fx):
 # B.15 - B.18 flow facts
 
 
-@claim("lyu2021.lemB.15", **cat.item("lemB.15"),
+@claim("lyu2021.lemB.15", **cat.declared("lemB.15"), **cat.item("lemB.15"),
        fixtures=[random(sym_gauss, m=4), random(sym_gauss, m=2, d=5, alpha=0.2), adv(gen_gauss, m=3),
                  negative(sym_gauss, m=4, mutation="dL/dt = -2||theta'||^2")],
        judged_by="energy identity L(0) - L(T) = int_0^T ||theta'||^2 dt along an accurate flow (DOP853, Simpson on 4001 "
@@ -491,7 +529,7 @@ def lemB_15(fx):
     return ev
 
 
-@claim("lyu2021.lemB.16", **cat.item("lemB.16"),
+@claim("lyu2021.lemB.16", **cat.declared("lemB.16"), **cat.item("lemB.16"),
        fixtures=[random(sym_gauss, m=4), random(sym_gauss, m=6, d=2), adv(gen_gauss, m=6), adv(sym_fig1left, m=3),
                  negative(sym_gauss, m=4, mutation="weight decay 1e-2 added to the flow")],
        judged_by="pointwise <w_k, -dL/dw_k> = a_k (-dL/da_k) for all extreme Clarke elements (1e-12, also at kinks); "
@@ -545,7 +583,7 @@ def lemB_16(fx):
     return ev
 
 
-@claim("lyu2021.lemB.17", **cat.item("lemB.17"),
+@claim("lyu2021.lemB.17", **cat.declared("lemB.17"), **cat.item("lemB.17"),
        fixtures=[random(sym_gauss, m=4), random(gen_gauss, m=3), adv(gen_gauss, m=2, alpha=0.01, label="m = 2, alpha -> 0"),
                  adv(sym_collinear, m=8, alpha=0.99, label="m = 8, nearly collinear data, alpha -> 1"),
                  negative(sym_gauss, m=4, mutation="a_k = 0 but w_k != 0")],
@@ -575,7 +613,7 @@ def lemB_17(fx):
     return ev
 
 
-@claim("lyu2021.corB.18", **cat.item("corB.18"),
+@claim("lyu2021.corB.18", **cat.declared("corB.18"), **cat.item("corB.18"),
        fixtures=[random(sym_gauss, m=4), random(sym_gauss, m=5, d=2), adv(gen_gauss, m=5),
                  negative(sym_gauss, m=2, mutation="unbalanced start")],
        judged_by="balanced starts a_k = s_k||w_k||: along the accurate flow (integrate_flow, Filippov sliding) max | a_k - s_k||w_k|| | <= 1e-9 ||theta|| and "
@@ -612,32 +650,54 @@ def corB_18(fx):
 # B.19, B.20
 
 
-def _b19_start(fx, rng):
-    X, y = fx["X"], fx["y"]
-    w, _ = svm(X, y)
-    m = fx["m"]
-    W, a = random_theta(rng, X.shape[1], m, scale=0.05)
+@family("lyu.b19.start")
+def b19_start(rng, base="gen", m=3, alpha=0.5, start="condition"):
+    """Data (``base`` "gen": lyu.gen.gauss, "sym": lyu.sym.gauss) and a small start theta0 (scale 0.05) whose first neuron
+    meets Thm B.19's condition (``start`` "condition"), or theta0 = 0, where no neuron does (``start`` "zero")."""
+    fx = (gen_gauss if base == "gen" else sym_gauss).build(rng, m=m, alpha=alpha)
+    w, _ = svm(fx["X"], fx["y"])
+    W, a = random_theta(rng, fx["X"].shape[1], m, scale=0.05)
     W[0] = W[0] * np.sign(W[0] @ w) + 0.05 * w
     a[0] = np.sqrt(max(np.sum(W[0] ** 2) - 0.5 * (W[0] @ w) ** 2, 0.0))
-    return W, a, w
+    if start == "zero":
+        W, a = 0 * W, 0 * a
+    fx.update(W0=W, a0=a)
+    return fx
 
 
-@claim("lyu2021.thmB.19", **cat.item("thmB.19"), hypotheses=[separable],
-       fixtures=[random(sym_gauss, m=3), random(gen_gauss, m=4), adv(gen_gauss, m=1, alpha=0.05, label="m = 1, alpha -> 0"),
-                 negative(gen_gauss, m=3, mutation="theta0 = 0")],
-       judged_by="GD (eta 0.05, time t = k eta) from a start meeting the neuron condition: sign(a_k) constant, first time with "
-                 "L < ln2/n below the proof's bound (L(0) - ln2/n)/(c_k (alpha gamma*/(2n))^2) [E8: c_k, not c_k^2], then "
-                 "log L decreasing and ||theta|| increasing along 4 horizons. The theorem states no time; the bound is "
-                 "the proof's crude one (GD reaches ln2/n about 4e5 times sooner), so no room is claimed for it; not reaching "
-                 "ln2/n within the simulated t = 3200 while that is below the bound is inconclusive. Extremes: m = 1 "
-                 "with alpha = 0.05")
+def _b19_condition(fx):
+    """Some k has sgn(a_k(0)) <w_k(0), w*> > 0 and <w_k(0), w*>^2 > ||w_k(0)||^2 - a_k(0)^2 (w* the unit SVM separator)."""
+    w, _ = svm(fx["X"], fx["y"])
+    W, a = fx["W0"], fx["a0"]
+    c = (W @ w) ** 2 - np.sum(W ** 2, axis=1) + a ** 2
+    ok = (np.sign(a) * (W @ w) > 0) & (c > 0)
+    return bool(ok.any()), float(np.max(np.where(ok, c, -np.abs(c) - 1e-300))), \
+        f"neurons meeting it: {np.flatnonzero(ok).tolist()}, max c_k = {float(np.max(c)):.3g}"
+
+
+b19_condition = hypothesis("Thm B.19's neuron condition at theta(0)", _b19_condition,
+                           description="some k: sgn(a_k) <w_k, w*> > 0 and <w_k, w*>^2 > ||w_k||^2 - a_k^2")
+B19_NO_CONVERGENCE = "L stays >= ln2/n (the neuron condition is not enough)"
+
+
+@claim("lyu2021.thmB.19", **cat.declared("thmB.19"), **cat.item("thmB.19"), hypotheses=[separable, b19_condition],
+       fixtures=[random(b19_start, base="sym"), random(b19_start, m=4), adv(b19_start, m=1, alpha=0.05, label="m = 1, alpha -> 0"),
+                 negative(b19_start, start="zero", label="theta0 = 0 (no neuron meets the condition)"),
+                 negative(b19_start, mutation=B19_NO_CONVERGENCE)],
+       judged_by="GD (eta 0.05, time t = k eta) from a start meeting the neuron condition (a declared hypothesis, evaluated "
+                 "on the fixture's theta0): sign(a_k) constant, L < ln2/n reached within t = 3200 (then Thm 3.1 gives "
+                 "L -> 0 and ||theta|| -> inf), log L decreasing and ||theta|| increasing along 4 horizons; the first time "
+                 "with L < ln2/n is also compared with the proof's bound (L(0) - ln2/n)/(c_k (alpha gamma*/(2n))^2) [E8: c_k, "
+                 "not c_k^2] (the theorem states no time; the bound is the proof's crude one, GD reaches ln2/n about 4e5 "
+                 "times sooner, so no room is claimed for it); not reaching ln2/n within the simulated t = 3200 while that is "
+                 "below the bound is inconclusive. Controls: theta0 = 0 (the condition broken: the conclusion fails there, "
+                 "GD stays at L = ln 2) and the opposite conclusion (L never below ln2/n). Extremes: m = 1 with alpha = 0.05")
 def thmB_19(fx):
     ev = Evidence()
     X, y, al = fx["X"], fx["y"], fx["alpha"]
     n = len(y)
-    W, a, w = _b19_start(fx, fx.rng)
-    if fx.mutated():
-        W, a = 0 * W, 0 * a
+    W, a = fx["W0"].copy(), fx["a0"].copy()
+    w, _ = svm(X, y)
     ck = float((W[0] @ w) ** 2 - np.sum(W[0] ** 2) + a[0] ** 2)
     cond = bool(np.sign(a[0]) * (W[0] @ w) > 0 and ck > 0)
     gstar = float(np.min(y * (X @ w)))
@@ -670,23 +730,28 @@ def thmB_19(fx):
         if k == nxt:
             ll.append(float(log_loss(margins(W, a, X, y, al))))
             nr.append(float(np.sqrt(parameter_norm_sq(W, a))))
-    ev.true("neuron condition holds at theta0", cond, detail=f"c_k = {ck:.3g}")
-    ev.true("sign(a_k) constant", bool(np.sign(a[0]) == s0))
     t_run = 64000 * eta
+    ev.record(t_hit=t_hit, bound=bound, ratio=(t_hit / bound) if t_hit and cond else None, t_simulated=t_run)
+    if fx.mutated(B19_NO_CONVERGENCE):
+        ev.true("L >= ln2/n throughout the run", t_hit is None, detail=f"first time below: {t_hit}")
+        return ev
+    if cond:
+        ev.true("sign(a_k) constant (the neuron meeting the condition)", bool(np.sign(a[0]) == s0))
     if t_hit is None and cond and t_run < bound and np.sign(a[0]) == s0:
         # not reached within the simulated time, which is still below the bound: the run cannot tell
-        ev.record(t_simulated=t_run, bound=bound)
         return ev.inconclusive(f"L < ln2/n not reached by t = {t_run:g}, below the proof's bound {bound:.3g}: "
                                "a longer run is needed to judge the time")
-    ev.le("time to reach L < ln2/n vs proof bound", t_hit if t_hit is not None else np.inf, bound, rtol=0.0, room=None)
+    ev.true("L < ln2/n reached (then L -> 0 and ||theta|| -> inf by Thm 3.1)", t_hit is not None,
+            detail=f"first time below: {t_hit}, simulated to t = {t_run:g}")
+    if cond and t_hit is not None:
+        ev.le("time to reach L < ln2/n vs proof bound", t_hit, bound, rtol=0.0, room=None)
     if len(ll) == 4:
         ev.true("log L decreasing along horizons", bool(np.all(np.diff(ll) < 0)), detail=str(np.round(ll, 3)))
         ev.true("||theta|| increasing along horizons", bool(np.all(np.diff(nr) > 0)), detail=str(np.round(nr, 3)))
-    ev.record(t_hit=t_hit, bound=bound, ratio=(t_hit / bound) if t_hit else None)
     return ev
 
 
-@claim("lyu2021.lemB.20", **cat.item("lemB.20"), hypotheses=[separable],
+@claim("lyu2021.lemB.20", **cat.declared("lemB.20"), **cat.item("lemB.20"), hypotheses=[separable],
        fixtures=[random(gen_gauss), random(sym_gauss, d=4, n_half=10, alpha=0.3), adv(hinted),
                  negative(gen_gauss, mutation="printed proof step max_i(1 - e^{-l_i}) >= 1 - e^{-nL}"),
                  negative(gen_gauss, mutation="w* replaced by a non-separator")],

@@ -156,7 +156,7 @@ def _exact_cone_ratio(X, y, alpha, w):
 CONE_QUARTER = "grad G = mu+/4 on int C (the factor off by two the other way)"
 
 
-@claim(GRAD_G_CONE_ID, kind="definition", title="App. G.2: grad G = mu+ on int(C) (lambda0+ := ||mu+||)",
+@claim(GRAD_G_CONE_ID, **cat.declared("obs.G.3.grad_G_cone"), kind="definition", title="App. G.2: grad G = mu+ on int(C) (lambda0+ := ||mu+||)",
        statement=r"$w \in \mathring C \Rightarrow \partial^\circ G(w) = \{\mu_+\}$ and $w \in -\mathring C \Rightarrow "
                  r"\partial^\circ G(w) = \{\mu_-\}$; $G(w) = \langle w, \mu_+\rangle$ on $C_{\delta/3}$, and "
                  r"$\lambda_0^+ := \|\mu_+\|$ is the top eigenvalue of the linear flow (64).",
@@ -167,6 +167,7 @@ CONE_QUARTER = "grad G = mu+/4 on int C (the factor off by two the other way)"
                  negative(principal, mutation=CONE_QUARTER)],
        erratum=erratum(
            kind="wrong constant or typo", location="App. G.2 (full text l. 7077) and G.3.2 (l. 7521, eq. (64))",
+           independence="exact arithmetic",
            printed=r"w in int(C) => d G(w) = {mu+} and w in -int(C) => d G(w) = {mu-} ... G(w) = <w, mu+> for w in "
                    r"C_{delta/3} and G(w) = <w, mu-> for w in -C_{delta/3} ... The largest eigenvalues for M+ and M- are "
                    r"lambda0+ := ||mu+||_2 and lambda0- := ||mu-||_2",
@@ -267,7 +268,7 @@ g3_ray = hypothesis("w(0) off the excluded ray ({lam mu-} printed, {-lam mu-} am
 ENTRY_AT_ZERO = "entry by time 0"
 
 
-@claim("lyu2021.lemG.3", **cat.item("lemG.3"), hypotheses=[asmA2, g3_ray],
+@claim("lyu2021.lemG.3", **cat.declared("lemG.3"), **cat.item("lemG.3"), hypotheses=[asmA2, g3_ray],
        fixtures=[random(g3_start), random(g3_start, alpha=0.3),
                  random(g3_start, start="minus_mu_minus", label="w(0) = -mu-/||mu-||", expect={"vacuous"}),
                  adv(g3_start, start="plus_mu_minus", label="w(0) = +mu-/||mu-||", expect={"pass", "vacuous"}),
@@ -275,7 +276,8 @@ ENTRY_AT_ZERO = "entry by time 0"
                  adv(g3_start, alpha=0.9, label="alpha -> 1"),
                  negative(g3_start, start="random", mutation=ENTRY_AT_ZERO)],
        erratum=erratum(
-           kind="false statement", location="Lemma G.3, App. G.3 (full text l. 7082); the same slip in Lemma G.4, "
+           kind="false statement", independence="closed form",
+           location="Lemma G.3, App. G.3 (full text l. 7082); the same slip in Lemma G.4, "
                                             "conditions 2-3",
            printed=r"suppose w(0) != lam mu-, for all lam >= 0, and dw/dt in ||w||_2 d G(w) (61); then w(T0) in "
                    r"C_{delta/2} for some T0 > 0",
@@ -360,7 +362,7 @@ def _g4_conditions(fx):
 g4_conditions = hypothesis("Lemma G.4 conditions 1-3 (printed or amended rays)", _g4_conditions)
 
 
-@claim("lyu2021.lemG.4", **cat.item("lemG.4"), hypotheses=[asmA2, g4_conditions],
+@claim("lyu2021.lemG.4", **cat.declared("lemG.4"), **cat.item("lemG.4"), hypotheses=[asmA2, g4_conditions],
        fixtures=[random(g4_start), random(g4_start, m=2, alpha=0.3),
                  random(g4_start, start="bad_positive", label="positive neuron at -mubar-", expect={"vacuous"}),
                  random(g4_start, start="bad_negative", label="negative neuron at +mubar+", expect={"vacuous"}),
@@ -369,6 +371,7 @@ g4_conditions = hypothesis("Lemma G.4 conditions 1-3 (printed or amended rays)",
                  negative(g4_start, mutation="||w_k(T0)|| ~ sigma^2")],
        erratum=erratum(
            kind="false statement", location="Lemma G.4, App. G.3 (full text l. 7096), conditions 2 and 3",
+           root="lyu2021.lemG.3", independence="closed form",
            printed=r"2. If abar_k > 0, then wbar_k != lam mu- for any lam > 0; 3. If abar_k < 0, then wbar_k != -lam mu+ "
                    r"for any lam > 0; then there exist T0, sigma_max > 0 such that ... w_k(T0) in C_{delta/3} if abar_k > "
                    r"0, -C_{delta/3} if abar_k < 0",
@@ -461,7 +464,7 @@ def cone_linear_flow(W0, a0, vp, vm, t):
 RATE_HALF_G = "rate lambda0+/2"
 
 
-@claim("lyu2021.lemG.6", **{**cat.item("lemG.6"), "statement": cat.statement("lemG.6") + (
+@claim("lyu2021.lemG.6", **cat.declared("lemG.6"), **{**cat.item("lemG.6"), "statement": cat.statement("lemG.6") + (
            r" For the linear flow $\dot{\tilde w}_k = \tilde a_k v_\pm$, $\dot{\tilde a}_k = \langle\tilde w_k, v_\pm\rangle$ "
            r"with $\lambda_0^+ = \|v_+\| \ge \|v_-\|$ (A.3) the bound holds for any such pair; checked with the printed "
            r"$v_\pm = \mu_\pm$ and the corrected $v_\pm = \mu_\pm/2$ (lyu2021.obs.G.3.grad_G_cone); the printed statement holds.")},
@@ -552,7 +555,7 @@ _g7_fixtures = [random(hinted, gap=0.7, n0=4), random(hinted, gap=0.7, n0=4, m=3
                 negative(hinted, gap=0.7, n0=4, mutation="growth e^{lambda0+ t} instead of e^{3 lambda0+ t}")]
 
 
-@claim("lyu2021.lemG.7", **cat.item("lemG.7"), hypotheses=[asmA2], fixtures=_g7_fixtures,
+@claim("lyu2021.lemG.7", **cat.declared("lemG.7"), **cat.item("lemG.7"), hypotheses=[asmA2], fixtures=_g7_fixtures,
        erratum=erratum(**lambda0_erratum(
            location="Lemma G.7, App. G.3.2 (full text l. 7647)", cone=True,
            printed=r"||theta(t) - phi~(theta(T0), t - T0)||_M <= (4m||theta(T0)||_M^3/lambda0+) exp(3 lambda0+ (t - T0)), "
@@ -609,7 +612,7 @@ G5_DRIFT = 0.05         # ... and while the positive neurons' bbar_k drifts by m
 NO_DECAY = "|bbar_k(sigma)| in [Abar, Bbar] for every neuron (no sigma^kappa decay of the negative ones)"
 
 
-@claim("lyu2021.lemG.5", **cat.item("lemG.5"), hypotheses=[asmA2, g4_conditions],
+@claim("lyu2021.lemG.5", **cat.declared("lemG.5"), **cat.item("lemG.5"), hypotheses=[asmA2, g4_conditions],
        fixtures=[random(g4_start), random(g4_start, m=2, alpha=0.3), adv(g4_start, m=6, label="m = 6"),
                  adv(g4_start, alpha=0.9, label="alpha -> 1"), adv(g4_start, m=2, n0=12, gap=0.05, label="hinted, n0 = 12"),
                  negative(g4_start, small_h=True), negative(g4_start, mutation=NO_DECAY)],
@@ -634,9 +637,6 @@ NO_DECAY = "|bbar_k(sigma)| in [Abar, Bbar] for every neuron (no sigma^kappa dec
 @inconclusive_on_stall
 def lemG_5(fx):
     ev = Evidence()
-    if not holds(asmA2, fx):
-        ev.note("hypotheses unmet: not run")
-        return ev
     X, y, al, m = fx["X"], fx["y"], fx["alpha"], fx["m"]
     Wb, ab = fx["Wbar"], fx["abar"]
     mp, mm = mu_pm(X, y, al)
@@ -711,7 +711,7 @@ def lemG_5(fx):
     return ev
 
 
-@claim("lyu2021.lemG.8", **cat.item("lemG.8"), hypotheses=[asmA2, g4_conditions],
+@claim("lyu2021.lemG.8", **cat.declared("lemG.8"), **cat.item("lemG.8"), hypotheses=[asmA2, g4_conditions],
        fixtures=[random(g4_start), random(g4_start, m=2, alpha=0.3), adv(g4_start, m=1, label="m = 1"),
                  adv(g4_start, m=6, label="m = 6"), adv(g4_start, alpha=0.7, label="alpha = 0.7 (kappa ~ 0.3)"),
                  negative(g4_start, small_h=True),
@@ -735,9 +735,6 @@ def lemG_5(fx):
 @inconclusive_on_stall
 def lemG_8(fx):
     ev = Evidence()
-    if not holds(asmA2, fx):
-        ev.note("hypotheses unmet: not run")
-        return ev
     X, y, al, m = fx["X"], fx["y"], fx["alpha"], fx["m"]
     Wb, ab = fx["Wbar"], fx["abar"]
     if not np.any(ab > 0):

@@ -169,10 +169,11 @@ GRAD_G_CONE_ID = "lyu2021.obs.G.3.grad_G_cone"
 
 
 def lambda0_erratum(*, location: str, printed: str, amended: str, summary: str, second_method: str,
-                    cone: bool = False) -> dict:
+                    cone: bool = False, kind: str = "wrong constant or typo", reading_extra: str = "") -> dict:
     """Keyword arguments of ``erratum`` for a claim that fails only through the printed mu~ (or, with ``cone``,
-    the printed App. G linearisation grad G = mu+-): same kind, same reading, second method anchored on the
-    definitional erratum."""
+    the printed App. G linearisation grad G = mu+-): same reading, the slip's root is the definitional erratum
+    (``root``), and the claim's own second method is a fit on the same run (a same-method confirmation; the
+    independent confirmation, exact rational arithmetic, is the root's)."""
     if cone:
         where = "lambda0+ := ||mu+|| and the linear flow of M+ = [[0, mu+], [mu+^T, 0]] (App. G.3)"
         fix = "lambda0+ = ||mu+||/2 and the flow of [[0, mu+/2], [mu+^T/2, 0]] (grad G = mu+/2 on int C)"
@@ -182,10 +183,12 @@ def lambda0_erratum(*, location: str, printed: str, amended: str, summary: str, 
         fix = "lambda0 = ((1+alpha)/4)||mu|| = max_{||w||=1} |G(w)| (mu~ = grad G = ((1+alpha)/4) mu)"
         anchor = MU_TILDE_ID
     return dict(
-        kind="wrong constant or typo", location=f"{location}; through {where}", printed=printed,
+        kind=kind, location=f"{location}; through {where}", printed=printed, root=anchor,
+        independence="same-method confirmation",
         reading=f"{where} as printed, the only definition the paper gives for this statement (App. E.2 defines its "
                 "own lambda := max |G| for Thm E.4 and Lemmas E.5-E.6, which are unaffected); everything else as "
-                f"printed. The definition itself is the erratum {anchor}.",
-        second_method=f"the definitional erratum {anchor} (exact rational arithmetic of G and the measured growth "
-                      f"rate of a neuron on the top eigenvector); here: {second_method}",
+                f"printed. The slip is the root erratum {anchor}.{reading_extra}",
+        second_method=f"the root erratum {anchor} carries the independent confirmation (exact rational arithmetic of "
+                      f"G, and the growth rate of a neuron on the top eigenvector); here, from the same run and "
+                      f"integrator: {second_method}",
         summary=summary, amended=amended, difference=f"{fix}, as in {anchor}.amended")

@@ -13,6 +13,7 @@ from verify.numerics.global_margin import global_margin_oracle
 from verify.numerics.margin import two_layer_kkt_residual
 from verify.numerics.nets import activation, clarke_extreme_gradients, margins, normalized_margin
 
+from . import catalogue as cat
 from .appendix_b import on_kink, random_theta
 from .hyps import orth_sep
 
@@ -71,7 +72,7 @@ def _i11(fx, alpha):
     return ev
 
 
-@claim("lyu2021.ex.I1.1.relu", kind="example", title="App. I.1.1 (ReLU): a suboptimal KKT point with a nonlinear boundary",
+@claim("lyu2021.ex.I1.1.relu", **cat.declared("ex.I1.1.relu"), kind="example", title="App. I.1.1 (ReLU): a suboptimal KKT point with a nonlinear boundary",
        statement=r"$\alpha = 0$, $x_{1,2,3} = (1,-1), (1,0), (1,1)$ (label $+1$) and negatives; $a_1 = a_2 = 2^{-1/4}$, "
                  r"$w_{1,2} = 2^{-3/4}(1, \pm1)$, $a_3 = -1$, $w_3 = (-1, 0)$ is a KKT point with $q_i = 1$ and "
                  r"$\gamma = \frac{1}{2(1+\sqrt2)} < \frac14$.",
@@ -82,7 +83,7 @@ def ex_I11_relu(fx):
     return _i11(fx, 0.0)
 
 
-@claim("lyu2021.ex.I1.1.leaky", kind="example", title="App. I.1.1 (Leaky ReLU): suboptimal KKT points for every alpha",
+@claim("lyu2021.ex.I1.1.leaky", **cat.declared("ex.I1.1.leaky"), kind="example", title="App. I.1.1 (Leaky ReLU): suboptimal KKT points for every alpha",
        statement=r"For $\alpha \in (0, 1)$ with $\beta$ the root in $(0, \pi/4]$ of $(2\sin^2\beta + \cos\beta)\alpha^2 - "
                  r"(1+\cos\beta)\alpha + \cos2\beta = 0$, the explicit network of App. I.1.1 is a KKT point with margin "
                  r"$\frac{(1+\alpha)\cos\beta}{2(1+\cos\beta)} < \frac{1+\alpha}{4}$.",
@@ -95,7 +96,7 @@ def ex_I11_leaky(fx):
     return _i11(fx, fx["alpha"])
 
 
-@claim("lyu2021.ex.I2.1", kind="example", title="App. I.2.1: gradient flow need not be unique",
+@claim("lyu2021.ex.I2.1", **cat.declared("ex.I2.1"), kind="example", title="App. I.2.1: gradient flow need not be unique",
        statement=r"For $L(\theta) = -|\langle\theta, w\rangle|$, every $t_s \ge 0$ and sign $s$, $\theta(t) = 0$ ($t < t_s$), "
                  r"$s(t - t_s)w$ ($t \ge t_s$) satisfies $\frac{d\theta}{dt} \in -\partial^\circ L(\theta)$ for a.e. $t$.",
        fixtures=[random(sym_gauss), negative(sym_gauss, mutation="speed 1/2")],
@@ -124,7 +125,7 @@ def ex_I2_1(fx):
     return ev
 
 
-@claim("lyu2021.obs.I2.1.os_monotone", kind="claim", title="App. I.2: monotone inner products on orthogonally separable data",
+@claim("lyu2021.obs.I2.1.os_monotone", **cat.declared("obs.I2.1.os_monotone"), kind="claim", title="App. I.2: monotone inner products on orthogonally separable data",
        statement=r"On OS data, along gradient flow $\mathrm{sgn}(a_ky_i)\langle w_k, x_i\rangle$ is non-decreasing: "
                  r"$\mathrm{sgn}(a_ky_i)\langle -\partial L/\partial w_k, x_i\rangle \ge 0$ for every Clarke element.",
        hypotheses=[orth_sep], uses=["lyu2021.defH.1"],

@@ -15,15 +15,18 @@ from verify import (
     family,
     integer,
     judge_binomial,
+    judge_trend,
     negative,
     random,
     real,
 )
 from verify import adversarial as adv
-from verify.numerics.nets import activation, normalized_margin
+from verify.numerics.nets import activation, forward, normalized_margin
 
+from . import catalogue as cat
 from .common import mu_pm, probes, svm, svm_plus, unit_function_distance
-from .dynamics import gd_until_margin, ngd_horizons
+from .dynamics import flow_margin_horizons, gd_until_margin, ngd_horizons
+from .hyps import separable
 from .search import ascend_margin
 from .sec4 import extend_runs
 from .sec6 import seed_outcomes, theta_b
@@ -57,7 +60,7 @@ def predicted_limit(fx):
 
 # Across BLAS kernels and thread counts (tools/cross_machine.py, OpenBLAS SkylakeX/Zen x1 vs Prescott x2) the
 # largest change measured in this check's floats: the best margin found by GD: 1.0e-5 relative.
-@claim("lyu2021.exp.fig1", reproducible={"rtol": 1e-3, "atol": 1e-9}, kind="experiment", title="Figure 1: linear classifiers with suboptimal margins",
+@claim("lyu2021.exp.fig1", **cat.declared("exp.fig1"), reproducible={"rtol": 1e-3, "atol": 1e-9}, kind="experiment", title="Figure 1: linear classifiers with suboptimal margins",
        statement=r"In each panel of Figure 1 ($\alpha = 1/2$) the classifier that gradient flow is predicted to reach "
                  r"(left: the linear max-margin classifier's KKT competitor; middle and right: $\frac12\phi(\langle w_+, x\rangle)$) "
                  r"has a smaller normalised margin than some other network.",
@@ -97,11 +100,12 @@ def exp_fig1(fx):
     if fx.mutated():
         ev.le("best network found vs gamma+/2", best, g_pred, rtol=1e-9)
     else:
-        ev.ge("best network found / gamma+/2 - 1", best / g_pred - 1, 1e-3, rtol=0.0)
+        # 1e-3 is the numerical threshold of 'a smaller margin than some other network', not a printed constant
+        ev.ge("best network found / gamma+/2 - 1", best / g_pred - 1, 1e-3, rtol=0.0, room=None)
     return ev
 
 
-@claim("lyu2021.exp.fig2", kind="experiment", title="Figure 2: GD from small He initialisation converges to the linear classifier",
+@claim("lyu2021.exp.fig2", **cat.declared("exp.fig2"), kind="experiment", title="Figure 2: GD from small He initialisation converges to the linear classifier",
        statement=r"Gradient descent with a small learning rate from $0.001\times$ He initialisation on a two-layer Leaky ReLU "
                  r"net converges, on each data set of Figure 1, to the predicted linear-boundary classifier.",
        uses=["lyu2021.thm4.3", "lyu2021.thmA.7", "lyu2021.thm6.2", "lyu2021.exp.fig1"],
@@ -147,7 +151,7 @@ EVERY_INIT = "every initialisation converges (no probability)"
 
 # Across BLAS kernels and thread counts (tools/cross_machine.py, OpenBLAS SkylakeX/Zen x1 vs Prescott x2) the
 # largest change measured in this check's floats: function distances after long normalised GD: 4.3e-5 relative.
-@claim("lyu2021.exp.fig2.middle", reproducible={"rtol": 1e-3, "atol": 1e-9}, kind="experiment",
+@claim("lyu2021.exp.fig2.middle", **cat.declared("exp.fig2.middle"), reproducible={"rtol": 1e-3, "atol": 1e-9}, kind="experiment",
        title="Figure 2 (middle panel): GD converges to the one-neuron linear classifier",
        statement=r"On the middle data set of Figure 1 (after Shah et al.: positives $(A_\epsilon, \pm1, c)$, negatives "
                  r"$(-A_{\epsilon'}, 0, c)$, $c < \epsilon$, $\epsilon/\epsilon' \ll \alpha$, $\epsilon \ll 1$, more positives), "
@@ -163,6 +167,7 @@ EVERY_INIT = "every initialisation converges (no probability)"
                           mutation=EVERY_INIT, label="hunted init (seed 739): every initialisation converges")],
        erratum=erratum(
            kind="experiment not reproduced", location="App. I.1.2-I.1.3 and Figure 2 (middle), full text l. 9220-9255",
+           independence="another integrator",
            printed="In the middle subplot ... The data is distributed on (A_eps, 1) and (A_eps, -1) with label 1 and on "
                    "(-A_eps', 0) with label -1 ... we need to make c smaller than eps and eps/eps' << alpha ... take more data "
                    "points from the positive class, and then gradient flow will converge to the one-neuron max-margin "
@@ -174,7 +179,11 @@ EVERY_INIT = "every initialisation converges (no probability)"
                    "apply); A.2 is recorded and fails on every such data set (lyu2021.exp.fig2.middle.assumptions): the "
                    "theorem's conclusion is tested as the experiment claims it, outside its hypotheses, and, as the "
                    "theorem it cites states it, with probability at least 1 - 2^-m over the initialisation (width m = 8)",
-           second_method="the exact normalised margin of each seed's GD endpoint, independent of the probes: about 2.3 "
+           second_method="another integrator: the first failing seed continued from its Q = 100 snapshot by the accurate "
+                         "flow (region by region, Filippov sliding, error estimate 1.4e-8) instead of normalised GD ends "
+                         "at margin ratio 2.35 with a nonlinear boundary (deviation 0.997) at Q = 1600 (quick task 0.0), "
+                         "as normalised GD does (2.34); and the exact normalised margin of each seed's GD endpoint, "
+                         "independent of the probes: about 2.3 "
                          "gamma+/2 on every seed the distance calls failed (0.99 on the 5 of 96 that reach the target), "
                          "while (1/2)phi(<w+, x>) has margin exactly gamma+/2 (and the smoothed normalised margin, a lower "
                          "bound on the limit's, only grows), so those endpoints cannot compute it; judged by the same "
@@ -194,9 +203,12 @@ EVERY_INIT = "every initialisation converges (no probability)"
                    r"$\alpha = 1/2$, lyu2021.exp.fig2.middle.assumptions), GD from $0.001\times$ He initialisation converges "
                    r"to $\frac12\phi(\langle w_+, x\rangle)$ with probability at least $1 - 2^{-m}$ over the "
                    r"initialisation.",
-           difference="eps = 0.5 (A.2 and A.3 hold) instead of eps << 1, where the one-neuron classifier is no longer "
-                      "suboptimal; with Thm A.7's probability 1 - 2^-m over the initialisation, not for every one (a "
-                      "hunted He init fails: lyu2021.exp.fig2.middle's seed-739 fixtures)"),
+           amended_title="Figure 2 (middle panel), the harness's restatement (eps = 0.5)",
+           difference="the harness's restatement, not the paper's experiment: eps = 0.5 (A.2 and A.3 hold) instead of eps "
+                      "<< 1, where the one-neuron classifier is no longer suboptimal, so it no longer shows what the figure "
+                      "is about (GD reaching a linear classifier whose margin is suboptimal), only Thm A.7's conclusion on "
+                      "data inside its hypotheses; with Thm A.7's probability 1 - 2^-m over the initialisation, not for "
+                      "every one (a hunted He init fails: lyu2021.exp.fig2.middle's seed-739 fixtures)"),
        judged_by="width m = 8; per fixture B seeds of 0.001 x He init (w ~ N(0, 2/d), a ~ N(0, 2/m); 4 quick, 16 standard, "
                  "32 thorough; the first is the init the former one-init check drew, so the hunted seed-739 init is in the "
                  "batch) "
@@ -204,7 +216,10 @@ EVERY_INIT = "every initialisation converges (no probability)"
                  "6400}; per seed success iff the function distance to (1/2)phi(<w+, x>) on probes is <= 3e-2 and not "
                  "growing (or <= 3e-3), failure iff it settles (within 10% over the last horizon step) above 0.1, else "
                  "undecided and continued alone to 4x and 16x the last horizon; Clopper-Pearson (99%) vs 1 - 2^-m, "
-                 "undecided seeds counted neither way. Independent second method, judged alike: the exact margin ratio "
+                 "undecided seeds counted neither way. The figure's 'linear classifiers', judged alike: the endpoint's "
+                 "decision boundary on the data region (bisection on every positive-negative segment) vs its best plane "
+                 "through 0, linear when the worst sine <= 0.05, nonlinear when >= 0.2. Second method, judged alike: the "
+                 "exact margin ratio "
                  "gamma/(gamma+/2) of each endpoint, success within 5% of 1, failure above 1.05 / (1 - ln n / Q) (the "
                  "smoothed margin only grows) or below 0.95 and settled (1%). Power: 'every initialisation converges' "
                  "(probability 1) on the hunted fixture must be refuted. Recorded, not judged: Asm A.2, A.3, A.8 on the "
@@ -231,6 +246,41 @@ def he_inits(rng, B, m, d):
     Z = np.concatenate([Z0, rng.normal(size=(B - 1, m, d))])
     z = np.concatenate([z0, rng.normal(size=(B - 1, m))])
     return 1e-3 * Z * np.sqrt(2 / d), 1e-3 * z * np.sqrt(2 / m)
+
+
+LINEAR_TOL = 0.05       # sine of the worst boundary point's angle to the fitted plane: a line up to rounding vs a V
+NONLINEAR_TOL = 0.2
+
+
+def boundary_deviation(W, a, X, u, alpha, rng, pairs=40) -> float:
+    """How far the decision boundary of f_theta over the data region is from a hyperplane through 0 (f is positively
+    1-homogeneous in x, so its boundary is a cone through 0 and a linear classifier's is a plane through 0). Boundary
+    points are found by bisection (60 steps) along lines z + t u, u the separating direction, z on 11 points of the
+    segment between the projections (orthogonal to u) of ``pairs`` random pairs of data points, t over the data's range
+    of <x, u> widened by half of it; normalised, they are fitted by the best plane through 0 (smallest singular vector
+    v): the largest |<v, b>|. A V-shaped boundary x1 = -0.008 - 0.88|x2| on the middle panel gives about 0.3. NaN when
+    fewer than d boundary points are found."""
+    t_x = X @ u
+    span = t_x.max() - t_x.min()
+    t_lo, t_hi = t_x.min() - span / 2, t_x.max() + span / 2
+    Z = X - np.outer(t_x, u)
+    i, j = rng.integers(len(X), size=pairs), rng.integers(len(X), size=pairs)
+    s = np.linspace(0, 1, 11)
+    z = ((1 - s)[None, :, None] * Z[i][:, None] + s[None, :, None] * Z[j][:, None]).reshape(-1, X.shape[1])
+    f_lo, f_hi = forward(W, a, z + t_lo * u, alpha), forward(W, a, z + t_hi * u, alpha)
+    z = z[np.sign(f_lo) != np.sign(f_hi)]
+    up = (f_hi > 0)[np.sign(f_lo) != np.sign(f_hi)]
+    if len(z) < X.shape[1]:
+        return float("nan")
+    lo, hi = np.full(len(z), t_lo), np.full(len(z), t_hi)
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        above = (forward(W, a, z + mid[:, None] * u, alpha) > 0) == up
+        lo, hi = np.where(above, lo, mid), np.where(above, mid, hi)
+    b = z + ((lo + hi) / 2)[:, None] * u
+    b = b / np.linalg.norm(b, axis=1, keepdims=True)
+    v = np.linalg.svd(b, full_matrices=False)[2][-1]
+    return float(np.max(np.abs(b @ v)))
 
 
 def margin_outcomes(ratios, horizons, n, tol=0.05):
@@ -311,6 +361,29 @@ def _fig2_middle_seeds(fx):
         else:
             ev.note(f"exact-margin second method not decided: {detail}")
         ev.record(margin_outcomes=om, margin_successes=ms, margin_decided=md, margin_undecided=mu)
+    # The figure's own words: the nets 'converge to linear classifiers'. Per seed the endpoint's decision boundary on
+    # the data region vs a plane through 0: linear within LINEAR_TOL, nonlinear beyond NONLINEAR_TOL (a V-shaped
+    # boundary x1 = u - v|x2|), undecided between; judged like the limit, with the theorem's probability.
+    wp, _ = svm_plus(X, y, al)
+    brng = np.random.default_rng([fx.seed, 2])
+    dev = np.array([boundary_deviation(run.W[last[b], b], run.a[last[b], b], X, wp, al, brng) for b in seeds])
+    lin = np.where(dev <= LINEAR_TOL, 1, np.where(dev >= NONLINEAR_TOL, 0, -1))
+    if not fx.mutated(REVERSED):
+        judge_binomial("P(linear decision boundary)", int(np.sum(lin == 1)), int(np.sum(lin >= 0)), p,
+                       undecided=int(np.sum(lin == -1)), confidence=0.99, evidence=ev)
+    ev.record(boundary_deviation=dev, linear_boundaries=int(np.sum(lin == 1)))
+    failed = np.flatnonzero(o == 0)
+    if failed.size and not fx.amended and not fx.mutated():
+        # the erratum's second method, another integrator: the first failing seed continued from its Q = 100 snapshot
+        # by the accurate flow (region by region, Filippov sliding) instead of normalised GD
+        b0 = int(failed[0])
+        fr = flow_margin_horizons(run.W[0, b0], run.a[0, b0], X, y, al, [400, 1600])
+        ev.accuracy("accurate-flow error estimate (relative, rtol/10 rerun)", fr.error, 1e-6)
+        r_flow = float(normalized_margin(fr.W[-1], fr.a[-1], X, y, al)) / g_pred
+        ev.le(f"another integrator: margin ratio gamma/(gamma+/2) of failing seed {b0} at Q = 1600 (the target's is 1)",
+              r_flow, 1.05, rtol=0.0, room=None)
+        ev.record(accurate_flow_seed=b0, accurate_flow_margin_ratio=r_flow,
+                  accurate_flow_boundary_deviation=boundary_deviation(fr.W[-1], fr.a[-1], X, wp, al, brng))
     pos0, pos_end = np.sum(a0 > 0, axis=1), np.sum(run.a[last, seeds] > 0, axis=1)
     w_norm = np.linalg.norm(W0, axis=-1)
     ev.record(outcomes=o, successes=succ, decided=decided, undecided=undecided, seeds=B,
@@ -341,7 +414,7 @@ def _reversed_target(fx):
     return lambda Z: -0.5 * activation(-(Z @ wm), al)
 
 
-@claim("lyu2021.exp.fig2.middle.assumptions", kind="claim",
+@claim("lyu2021.exp.fig2.middle.assumptions", **cat.declared("exp.fig2.middle.assumptions"), kind="claim",
        title="Figure 1 (middle): the described data meet Asm A.2 and A.3 with eps << 1 (derived)",
        statement=r"Some member of the middle-panel family with $\epsilon \le 0.3$, $c < \epsilon$, $\epsilon/\epsilon' \le "
                  r"\alpha/10$ and any numbers of points meets Asm A.2 and A.3 together.",
@@ -427,4 +500,100 @@ def _fig2(fx, target_override=None):
     ev.le("function distance to the predicted classifier at the last horizon", fd[-1], 3e-2, rtol=0.0, room=None)
     ev.add_series("function distance to the predicted classifier", H, {"distance": fd}, xlabel="margin horizon", logx=True,
                   logy=True)
+    return ev
+
+
+# ---------------------------------------------------------------------------------------------
+# App. J (Table 1 and Figure 4) at a reduced size: non-symmetric Gaussian data in d = 50
+
+
+@family("lyu.appJ")
+def app_j(rng, d=50, n=20, shift=0.1, bias=0.1, alpha=0.5, m=100, n_test=10000):
+    """App. J's data: n points from N(0, I_d) labelled by a hyperplane through 0 (here e_1), translated by ``shift``
+    along e_1 away from it; the bias as an extra coordinate of value ``bias`` (the paper's 0.1); ``n_test`` test points
+    from the same distribution (untranslated). App. J leaves the translation and alpha unstated (spec E24)."""
+    wt = np.eye(d)[0]
+    X = rng.normal(size=(n, d))
+    y = np.where(X @ wt >= 0, 1.0, -1.0)
+    X = X + shift * y[:, None] * wt
+    Xt = rng.normal(size=(n_test, d))
+    yt = np.where(Xt @ wt >= 0, 1.0, -1.0)
+    aug = np.full((n, 1), bias)
+    fx = with_reference(np.hstack([X, aug]), y, X_test=np.hstack([Xt, np.full((n_test, 1), bias)]), y_test=yt)
+    fx.update(alpha=alpha, m=m)
+    return fx
+
+
+J_HORIZONS = [10, 40, 160, 640]
+J_EQUAL_ERRORS = "test errors equal to within 0.1 point"
+
+
+@claim("lyu2021.exp.J", **cat.declared("exp.J"), **cat.item("exp.J"), hypotheses=[separable],
+       fixtures=[random(app_j), random(app_j, n=40, profiles=("standard", "thorough")),
+                 adv(app_j, n=10, label="n = 10 (the table's smallest)"),
+                 negative(app_j, mutation=J_EQUAL_ERRORS)],
+       erratum=erratum(
+           kind="experiment not reproduced", independence="another integrator",
+           location="App. J, Table 1 and Figure 4 (full text l. 9324-9375)",
+           printed="The results show that the neural network classifier converges to the max-margin linear classfier in "
+                   "our setting. (Table 1: test errors for SVM max-margin linear classifiers and 2-layer networks are "
+                   "nearly the same; Figure 4: two-layer leaky ReLU neural net converges in direction to the SVM "
+                   "max-margin linear classifier)",
+           reading="at a reduced size with the unstated settings chosen (spec E24): d = 50, n = 20 (quick; 10 and 40 "
+                   "beside it), width 100, bias as an extra coordinate 0.1 (as App. J says), translation 0.1 along the true "
+                   "normal, alpha = 1/2, 0.001 x He init, GD (eta 0.1) to q_min >= 1 then normalised GD to margin horizons "
+                   "{10, ..., 640}. 'Converges in direction to the SVM max-margin linear classifier' read as: the "
+                   "normalised margin tends to that of the best linear function, (1+alpha)/4 gamma_lin (a net computing "
+                   "<w*, x> up to scale has exactly that margin, and the smoothed margin only grows)",
+           amended=r"At this size, the two-layer net's test error is within 2 points of the SVM's (Table 1).",
+           amended_title="App. J at a reduced size: Table 1 only",
+           difference="Table 1's agreement of test errors only; not Figure 4's convergence to the linear classifier",
+           second_method="another integrator: seed 0 continued from its Q = 40 snapshot by the accurate flow (Filippov "
+                         "sliding, error estimate 1.8e-11 in a prototype) reaches margin ratio 1.056 at Q = 160 and 1.060 "
+                         "at Q = 640, as normalised GD does; also, from the same runs, the test-set disagreement with the "
+                         "SVM levels at 3% (0.052, 0.036, 0.032, 0.031, 0.032 over Q = 10..2560 in a prototype)",
+           summary="at d = 50, n = 20, width 100 GD from 0.001 x He init does not converge to the SVM's linear classifier: "
+                   "its normalised margin settles 6-8% above the best linear one ((1+alpha)/4 gamma_lin; ratio 1.077, "
+                   "1.060 in a prototype), a nonlinear KKT direction, and its boundary disagrees with the SVM's on 3% of "
+                   "test points; Table 1's claim (test errors within about 2 points) holds (differences 0.2-0.8 points)"),
+       judged_by="per fixture 2 (quick) / 4 seeds of 0.001 x He init: (Table 1) |test error(net) - test error(SVM)| <= 0.02 "
+                 "over 10000 test points for every seed (the table's largest difference is 2.0 points); (Figure 4) the "
+                 "relative gap |1 - gamma/((1+alpha)/4 gamma_lin)| along the horizons, worst seed, judged by judge_trend "
+                 "(tolerance 1e-2). Recorded: test-set disagreement with the SVM. Amended: Table 1 only",
+       timeout_s=600)
+def exp_j(fx):
+    ev = Evidence()
+    X, y, al, m = fx["X"], fx["y"], fx["alpha"], fx["m"]
+    Xt, yt = fx["X_test"], fx["y_test"]
+    B = 2 if fx.profile == "quick" else 4
+    W0, a0 = he_inits(fx.rng, B, m, X.shape[1])
+    W, a, _ = gd_until_margin(W0, a0, X, y, al, eta=0.1, q_target=1.0, max_steps=400_000)
+    run = ngd_horizons(W, a, X, y, al, J_HORIZONS, eta=1e-2, max_steps=400_000, q_ref=10)
+    if not run.reached[-1].all():
+        return ev.inconclusive(f"normalised GD did not reach margin {J_HORIZONS[-1]} on every seed")
+    svm_pred = np.sign(Xt @ fx["w_star"])
+    err_svm = float(np.mean(svm_pred != yt))
+    err_net, disagree = [], []
+    for b in range(B):
+        f = forward(run.W[-1, b], run.a[-1, b], Xt, al)
+        err_net.append(float(np.mean(np.sign(f) != yt)))
+        disagree.append(float(np.mean(np.sign(f) != svm_pred)))
+    diff = np.abs(np.array(err_net) - err_svm)
+    ev.forall("|test error(net) - test error(SVM)| (Table 1: nearly the same)", diff,
+              0.001 if fx.mutated(J_EQUAL_ERRORS) else 0.02, relation="<=", rtol=0.0)
+    ratio = np.array([normalized_margin(run.W[j], run.a[j], X, y, al) for j in range(len(J_HORIZONS))]) / (
+        (1 + al) / 4 * fx["gamma_lin"])
+    ev.record(test_error_svm=err_svm, test_error_net=err_net, test_disagreement=disagree, margin_ratio=ratio)
+    if not fx.amended:
+        judge_trend("relative margin gap to the max-margin linear classifier (worst seed)", J_HORIZONS,
+                    np.max(np.abs(1 - ratio), axis=1), 1e-2, evidence=ev, scale_label="margin horizon")
+        if not fx.mutated():
+            # the erratum's second method, another integrator: seed 0 continued from its Q = 40 snapshot by the
+            # accurate flow (region by region, Filippov sliding) instead of normalised GD
+            fr = flow_margin_horizons(run.W[1, 0], run.a[1, 0], X, y, al, J_HORIZONS[2:])
+            ev.accuracy("accurate-flow error estimate (relative, rtol/10 rerun)", fr.error, 1e-6)
+            r_flow = float(normalized_margin(fr.W[-1], fr.a[-1], X, y, al)) / ((1 + al) / 4 * fx["gamma_lin"])
+            ev.le(f"another integrator: |1 - gamma/((1+alpha)/4 gamma_lin)| of seed 0 at Q = {J_HORIZONS[-1]}",
+                  abs(1 - r_flow), 1e-2, rtol=0.0, room=None)
+            ev.record(accurate_flow_margin_ratio=r_flow)
     return ev

@@ -61,7 +61,7 @@ LATE_SEEDS = {"quick": 1, "standard": 2, "thorough": 3}
 CAUCHY_SCHWARZ = "d gamma~/dt = ||grad gamma~|| ||grad L|| (one Cauchy-Schwarz equality, no radial/tangential split)"
 
 
-@claim("lyu2021.lemF.6", **cat.item("lemF.6"), hypotheses=[small_loss],
+@claim("lyu2021.lemF.6", **cat.declared("lemF.6"), **cat.item("lemF.6"), hypotheses=[small_loss],
        fixtures=[random(start_family, base="gen"), random(start_family, base="sym", m=2),
                  adv(start_family, base="gen", m=1, label="width m = 1"),
                  adv(start_family, base="collinear", alpha=0.9, label="nearly collinear data, alpha = 0.9"),
@@ -170,7 +170,7 @@ _late_fixtures = [random(start_family, base="gen", seeds=LATE_SEEDS), random(sta
 BETA_OPPOSITE = "beta measured against the loss gradient (the opposite direction): beta(t_j) -> 1"
 
 
-@claim("lyu2021.lemF.8", **cat.item("lemF.8"), hypotheses=[small_loss],
+@claim("lyu2021.lemF.8", **cat.declared("lemF.8"), **cat.item("lemF.8"), hypotheses=[small_loss],
        fixtures=_late_fixtures + [negative(start_family, base="gen", mutation=BETA_OPPOSITE, seeds=1)],
        judged_by="accurate late-phase flow (margin-shifted log-time segments, error estimate <= 1e-6 as validity) to "
                  "margin horizons Q (quick {50, 200, 800}, otherwise up to 3200), records every ~2 units of q_min: beta, "
@@ -200,7 +200,7 @@ F9_CONVERGING = 0.5   # thmF.9 (ii): direction steps between horizons shrinking 
 F9_EXTRA = 3          # ... else the run is followed to at most this many more horizons (x4 each)
 
 
-@claim("lyu2021.thmF.9", **cat.item("thmF.9"), hypotheses=[small_loss],
+@claim("lyu2021.thmF.9", **cat.declared("thmF.9"), **cat.item("thmF.9"), hypotheses=[small_loss],
        fixtures=_late_fixtures + [negative(start_family, base="sym", start="same_sign", mutation=GLOBAL_MAX, seeds=1)],
        judged_by="accurate late-phase flow to margin horizons Q (quick {50, 200, 800}, otherwise up to 3200; validity as "
                  "lemF.8): (i) directional convergence is Theorem 3.1's conclusion, judged there (the direction steps "

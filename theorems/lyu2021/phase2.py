@@ -14,7 +14,7 @@ from verify import adversarial as adv
 from . import catalogue as cat
 from .common import embed, lambda0, lambda0_erratum, norm_M
 from .dynamics import flow_ode, inconclusive_on_stall
-from .hyps import asm45, holds, separable, symmetric
+from .hyps import asm45, separable, symmetric
 from .sec5 import T12_NO_SQRT_M, _good_init
 
 
@@ -71,7 +71,7 @@ def scales(lam: float, t_first: float, nM0: float, m: int, sigma_factors) -> tup
     return top * np.array([1.0, 1e-1, 1e-2]), top / (np.sqrt(m) * nM0) * np.asarray(sigma_factors)
 
 
-@claim("lyu2021.lemE.8", **cat.item("lemE.8"), hypotheses=[separable, symmetric, asm45], fixtures=_phase2_fixtures,
+@claim("lyu2021.lemE.8", **cat.declared("lemE.8"), **cat.item("lemE.8"), hypotheses=[separable, symmetric, asm45], fixtures=_phase2_fixtures,
        erratum=erratum(**lambda0_erratum(
            location="Lemma E.8, App. E.3 (full text l. 4330)",
            printed=r"T2(r) := (1/lambda0) ln(1/r), T12 := (1/lambda0) ln(1/(sqrt(m) sigma_init ||thetabar0||_M)); for t <= t0 "
@@ -82,7 +82,11 @@ def scales(lam: float, t_first: float, nM0: float, m: int, sigma_factors) -> tup
            summary="with the printed lambda0 the flow from r theta^ has grown only to ~ sqrt(r) at T2(r) + t: theta~ = 0, "
                    "and item 1's closeness to e^{lambda0 t} theta^ fails",
            second_method="the fitted exponent of ||phi(r theta^, T2(r) + t0)||_M in r: 0.5 with the printed lambda0, 0 "
-                         "with the corrected one; the proof itself says lambda0 = max |G|")),
+                         "with the corrected one; the proof itself says lambda0 = max |G|",
+           kind="imprecision",
+           reading_extra=" Lemma E.8's own proof fixes lambda0 as 'the maximum value of |G(w)| on S^{d-1}', i.e. the "
+                         "corrected value: the printed form is an imprecision inherited from the root (the symbol "
+                         "lambda0 read through Sec. 5.1's definition), not a separate false statement.")),
        judged_by="conditioned on a good bbar; t0 from (14) for theta^ (width 2); 6 times t in [t0 - 2/lambda0, t0]; "
                  "(1) existence: the fitted exponent of ||phi(r theta^, T2(r) + t0)||_M in r (3 values a decade apart, small "
                  "enough that T2(r) + t >= 1/lambda0) is 0 +- 0.1 "
@@ -93,9 +97,6 @@ def scales(lam: float, t_first: float, nM0: float, m: int, sigma_factors) -> tup
 @inconclusive_on_stall
 def lemE_8(fx):
     ev = Evidence()
-    if not holds(symmetric, fx):
-        ev.note("hypotheses unmet: not run")
-        return ev
     X, y, al, m = fx["X"], fx["y"], fx["alpha"], fx["m"]
     lam = lambda0(X, y, al, literal=not fx.amended)
     lam_true = lambda0(X, y, al)
@@ -126,7 +127,7 @@ def lemE_8(fx):
     return ev
 
 
-@claim("lyu2021.lemE.9", **{**cat.item("lemE.9"), "statement": cat.statement("lemE.9") + (
+@claim("lyu2021.lemE.9", **cat.declared("lemE.9"), **{**cat.item("lemE.9"), "statement": cat.statement("lemE.9") + (
            r" Checked with the corrected $\lambda_0 = \frac{1+\alpha}{4}\|\mu\|$ in $T_{12}$: with the printed "
            r"$\lambda_0$ both sides of the limit vanish identically ($\tilde\theta \equiv 0$, lyu2021.lemE.8), so the printed "
            r"statement holds trivially and carries no erratum of its own.")},
@@ -139,9 +140,6 @@ def lemE_8(fx):
 @inconclusive_on_stall
 def lemE_9(fx):
     ev = Evidence()
-    if not holds(symmetric, fx):
-        ev.note("hypotheses unmet: not run")
-        return ev
     X, y, al, m = fx["X"], fx["y"], fx["alpha"], fx["m"]
     lam = lambda0(X, y, al)
     init = good_start(fx)
