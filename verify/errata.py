@@ -48,19 +48,41 @@ def errata_markdown(paper: str, claims: Iterable[dict], statuses: dict[str, dict
         out.append(f"{len(items)} statements registered, {len(checkable)} checkable, {len(errata)} errata declared "
                    "(no run given: outcomes not shown; pass `--records` for them).")
     out.append("")
-    by_kind: dict[str, list[dict]] = {}
+    ids = {c["id"] for c in errata}
+    children: dict[str, list[dict]] = {}
+    roots = []
     for c in errata:
+        root = c["erratum"].get("root")
+        if root and root in ids and root != c["id"]:
+            children.setdefault(root, []).append(c)
+        else:
+            roots.append(c)
+    by_kind: dict[str, list[dict]] = {}
+    for c in roots:
         by_kind.setdefault(c["erratum"]["kind"], []).append(c)
     if errata:
-        out += ["| kind | count |", "|---|---|"]
-        out += [f"| {k} | {len(by_kind[k])} |" for k in S.ERRATUM_KINDS if k in by_kind]
+        out.append(f"**{len(roots)} independent slips, {len(errata)} statements affected** (one slip, one erratum: "
+                   "a statement that inherits a slip is listed under its root).")
         out.append("")
+        out += ["| kind | independent slips | statements affected |", "|---|---|---|"]
+        out += [f"| {k} | {len(by_kind[k])} | {sum(1 + len(children.get(c['id'], [])) for c in by_kind[k])} |"
+                for k in S.ERRATUM_KINDS if k in by_kind]
+        out.append("")
+
+    def state_of(cid: str) -> str:
+        st = statuses.get(cid, {}).get("status")
+        return "" if st is None else (" (confirmed by this run)" if st == S.ST_REFUTED else f" (**{st}** in this run)")
+
+    def second_method(e: dict) -> str:
+        ind = e.get("independence")
+        if ind == S.SAME_METHOD:
+            return f"same-method confirmation, not a second method: {_line(e['second_method'])}"
+        return (f"({ind}) " if ind else "(independence not declared) ") + _line(e["second_method"])
+
     for kind in S.ERRATUM_KINDS:
         for c in by_kind.get(kind, []):
             e = c["erratum"]
-            st = statuses.get(c["id"], {}).get("status")
-            state = "" if st is None else (" (confirmed by this run)" if st == S.ST_REFUTED else f" (**{st}** in this run)")
-            out.append(f"- **{kind}** — `{c['id']}`{state}, {_line(e['location'])}: "
+            out.append(f"- **{kind}** — `{c['id']}`{state_of(c['id'])}, {_line(e['location'])}: "
                        f"{_line(e.get('summary') or c.get('expected_reason') or '')}")
             out.append(f"  - printed: {_line(e['printed'])}")
             out.append(f"  - reading: {_line(e['reading'])}")
@@ -68,7 +90,12 @@ def errata_markdown(paper: str, claims: Iterable[dict], statuses: dict[str, dict
                 amended = e.get("amended_id") or f"{c['id']}.amended"
                 ast = statuses.get(amended, {}).get("status")
                 out.append(f"  - amended (`{amended}`{', ' + ast if ast else ''}): {_line(e.get('difference') or e['amended'])}")
-            out.append(f"  - second method: {_line(e['second_method'])}")
+            out.append(f"  - second method: {second_method(e)}")
+            for d in children.get(c["id"], []):
+                de = d["erratum"]
+                out.append(f"  - statement affected: `{d['id']}`{state_of(d['id'])} ({de['kind']}), "
+                           f"{_line(de['location'])}: {_line(de.get('summary') or d.get('expected_reason') or '')}; "
+                           f"confirmation: {second_method(de)}")
     if not errata:
         out.append("No erratum declared.")
     if derived:
