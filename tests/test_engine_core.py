@@ -517,7 +517,14 @@ def test_errata_markdown_groups_by_kind():
     _register(reg, "p.lem4", ok_check, derived="a proof step reconstructed", expected="refuted",
               expected_reason="fails on the collinear fixture")
     md = errata_markdown("p", [c.describe() for c in reg])
-    assert "| wrong constant or typo | 1 |" in md and "`p.lem3`" in md and "second method: closed form" in md
+    assert "| wrong constant or typo | 1 | 1 |" in md and "`p.lem3`" in md and "second method: (independence not declared) closed form" in md
+    assert "**1 independent slips, 1 statements affected**" in md
+    # a statement that inherits the slip is listed under its root, its confirmation said for what it is
+    _register(reg, "p.lem5", ok_check, erratum=_erratum(location="Lemma 5", second_method="the same fit",
+                                                        root="p.lem3", independence="same-method confirmation"))
+    md = errata_markdown("p", [c.describe() for c in reg])
+    assert "**1 independent slips, 2 statements affected**" in md and "| wrong constant or typo | 1 | 2 |" in md
+    assert "  - statement affected: `p.lem5`" in md and "same-method confirmation, not a second method" in md
     assert "Derived statements that failed (not errata)" in md and "`p.lem4`" in md
 
 
