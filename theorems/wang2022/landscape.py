@@ -160,7 +160,7 @@ stationary_direction = hypothesis(
        fidelity="partial",
        fidelity_note="the form the proof uses (||g(sigma', lambda)|| <= ||g(sigma, lambda)||, general lambda), "
                      "not the printed '=' with y (a typo, spec E5); stationary points in open patterns only "
-                     "(the enumeration of fixed_points), where the condition on sigma' is met by every point",
+                     "(the enumeration of fixed_points)",
        no_room="a yes/no implication (local maximality) per stationary point",
        statement=r"If $u_0 = g(u_0,\lambda)/\|g(u_0,\lambda)\|$, $\sigma = \mathrm{sign}(Xu_0)$ and "
                  r"$\|g(\sigma',\lambda)\| \le \|g(\sigma,\lambda)\|$ for every open $\sigma'$ containing $\sigma$ (printed with "
@@ -171,7 +171,8 @@ stationary_direction = hypothesis(
                  negative(gen_gauss, N=8, d=3, mutation="'is a strict local minimiser' in place of maximiser")],
        judged_by="stationary directions over all patterns for 10 random lambda; realisable sigma' by 2000 perturbations "
                  "(eps = 1e-6); local maximality by the perturbation test. Stationary points failing the condition "
-                 "on sigma' are tested too and recorded (not judged). Probe: the self-consistent directions "
+                 "on sigma' are tested too and recorded, not judged (none on the random fixtures; on os_boundary at "
+                 "standard 5 points, of which 1 is a local maximiser: the condition matters there). Probe: the self-consistent directions "
                  "u = -g/||g|| (the stationarity equation's sign flipped) are tested as maximisers and fail")
 def lem8(fx):
     ev = Evidence()
