@@ -348,6 +348,33 @@ def test_kinked_max_is_a_strict_maximum_on_a_kink_where_g_is_parallel(d):
         assert bool(res < 1e-12) is extremal
 
 
+@pytest.mark.parametrize("d", [3, 5])
+def test_g_free_search_finds_the_kinked_maximum_from_values_of_g_alone(d):
+    """Lemma A.1's directions come from G's values (Nelder-Mead), never from g: on phuong.kinked_max the search lands
+    on the constructed kinked maximum to the optimiser's accuracy, where g(w) = G(w) w within LEMA1_TOL."""
+    from theorems.phuong2021.sectors import LEMA1_TOL, g_free_maxima
+
+    fx = ph.kinked_max.build(np.random.default_rng(1), d=d)
+    X, c = fx["X"], early_weights(fx["y"])
+    found = g_free_maxima(X, c, np.random.default_rng(2))
+    assert len(found) == 1 and found[0]["zeros"] == 1
+    w = found[0]["direction"]
+    assert np.linalg.norm(w - fx["direction"]) < 1e-6
+    g = projected_gradient(X, c, w)
+    assert np.linalg.norm(g - potential(X, c, w) * w) / (1 + np.linalg.norm(g)) < LEMA1_TOL
+
+
+def test_expansion_cones_breaks_only_the_step_range():
+    """Lemma A.2's probe family: os.cones data with eps beyond eps_max; the hypothesis sees the step."""
+    from theorems.phuong2021.sectors import _eps_within
+
+    a = ph.expansion_cones.build(np.random.default_rng(3), eps_over_max=6.0)
+    b = osd.cones.build(np.random.default_rng(3), d=4, n_pos=8, n_neg=8)
+    assert np.array_equal(a["X"], b["X"]) and not _eps_within(a)[0]
+    assert _eps_within(ph.expansion_cones.build(np.random.default_rng(3), eps_over_max=0.5))[0]
+    assert _eps_within(b)[0]
+
+
 def test_rk45_flow_agrees_with_the_region_by_region_flow():
     """The second integrator of phuong2021.i3.heavy_tail against gradient_flow (DOP853, region by region)."""
     from theorems.phuong2021.informal import rk45_log_time_flow

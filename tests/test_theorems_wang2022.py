@@ -440,6 +440,25 @@ def test_thm3_flow_split_stationary_point_is_dual_infeasible_and_not_global():
     assert out["cover"][1] <= 1 + 1e-2 and out["cover"][2] == pytest.approx(P, rel=1e-2)
 
 
+def test_signed_stationary_points_are_minimisers_not_maximisers():
+    """Lemma 8's probe: self-consistent directions u = -g(u, lambda)/||g|| (wang.signed_stationary) are local maxima
+    of -lambda^T (Xu)_+, so never local maximisers of lambda^T (Xu)_+; the hypothesis sees the sign."""
+    from fixtures.wang2022 import signed_stationary
+    from theorems.wang2022.landscape import _stationary_sign, fixed_points, is_local_max
+
+    fx = signed_stationary.build(np.random.default_rng(0))
+    assert not _stationary_sign(fx)[0] and _stationary_sign({"X": fx["X"]})[0]
+    rng = np.random.default_rng(1)
+    tested = 0
+    for _ in range(3):
+        lam = rng.normal(size=fx["X"].shape[0])
+        for u in fixed_points(fx["X"], -lam):
+            assert not is_local_max(fx["X"], lam, u, rng, n_dirs=300)[0]
+            assert is_local_max(fx["X"], -lam, u, rng, n_dirs=300)[0]
+            tested += 1
+    assert tested > 0
+
+
 def test_unbalanced_init_family_breaks_only_the_balance():
     from fixtures.wang2022 import os_cones, unbalanced_init
 

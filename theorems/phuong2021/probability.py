@@ -44,9 +44,8 @@ def _classify(X, y, a, W):
 def _probability_check(fx, p_claim, relation, M=1000):
     ev = Evidence()
     X, y = fx["X"], fx["y"]
-    if not orthogonally_separable.evaluate(fx).holds:
-        ev.true("data orthogonally separable", False)
-        return ev
+    # on data that are not OS the event is still evaluated (sigma^+- of eqs. (13)-(14) are defined for any data):
+    # the runner records the unmet hypothesis and what the conclusion did there
     lam = float(np.max(np.abs(fx["a0"])))
     for p in WIDTHS:
         a0, W0, a, W = batched_early_phase(X, y, fx.rng, M, p, lam=lam)
@@ -115,7 +114,10 @@ def thm1_p5(fx):
 @claim("phuong2021.thm1.prob", kind="claim", title="Theorem 1: 'with probability 1 - 1/2^p'",
        cannot_fail="'at least 1 - 2^-p' holds on every OS data set (each neuron lands in J_+ or J_- with "
                    "probability >= 1/2); the control claiming probability 1 is refuted",
-       fidelity="faithful",
+       fidelity="proxy",
+       fidelity_note="finite-time sector membership under gradient descent at t = 20 (eta = 0.05, 400 steps), lambda "
+                     "= 1e-6, stands in for Theorem 1's non-degenerate limit (some neuron in J_+ u J_- as t -> inf, "
+                     "lambda -> 0)",
        no_room="a probability lower bound (Clopper-Pearson)",
        statement=r"The conclusion of Theorem 1 is non-degenerate (some neuron ends in $J_+\cup J_-$) with probability "
                  r"$1-1/2^p$ over the random initialisation, read as 'at least $1-1/2^p$'.",
@@ -136,7 +138,10 @@ def thm1_prob(fx):
 
 
 @claim("phuong2021.thm1.prob.exact", kind="claim", title="Theorem 1's probability read as an equality (literal)",
-       fidelity="faithful",
+       fidelity="proxy",
+       fidelity_note="finite-time sector membership under gradient descent at t = 20 (eta = 0.05, 400 steps), lambda "
+                     "= 1e-6, stands in for Theorem 1's non-degenerate limit (some neuron in J_+ u J_- as t -> inf, "
+                     "lambda -> 0)",
        no_room="a probability (two-sided Clopper-Pearson)",
        statement=r"The conclusion of Theorem 1 is non-degenerate with probability exactly $1-1/2^p$.",
        hypotheses=[orthogonally_separable, support_span, balanced_init, near_zero_init, cross_entropy],

@@ -177,25 +177,84 @@ def lem2(fx):
     return ev
 
 
-def _fixture_direction_extremal(fx):
-    """The fixture's direction is a strict local maximum of G on the sphere: G drops under 4000 random perturbations
-    at each radius 1e-2, 1e-4, 1e-6 (a test independent of g and of how the direction was built)."""
-    if "direction" not in fx:
-        return True, None, "no fixture direction: the extremal directions come from the exact finders"
-    X, c, w = fx["X"], early_weights(fx["y"]), fx["direction"]
-    rng = np.random.default_rng(0)
+def _rise_around(X: np.ndarray, c: np.ndarray, w: np.ndarray, rng: np.random.Generator, m: int = 4000) -> float:
+    """Largest G(normalise(w + eps z)) - G(w) over m Gaussian z at each radius 1e-2, 1e-4, 1e-6 (< 0: a strict
+    local maximum, up to the sample); uses values of G only."""
     G0, rise = float(potential(X, c, w)), -np.inf
     for eps in (1e-2, 1e-4, 1e-6):
-        W = w + eps * rng.standard_normal((4000, len(w)))
+        W = w + eps * rng.standard_normal((m, len(w)))
         W /= np.linalg.norm(W, axis=1, keepdims=True)
         rise = max(rise, float(np.max(potential(X, c, W)) - G0))
+    return rise
+
+
+def _tests_fixture_direction(fx) -> bool:
+    return "direction" in fx and fx.get("offset", 0.0) > 0
+
+
+def _fixture_direction_extremal(fx):
+    """The tested directions are strict local maxima of G. A fixture's own direction (phuong.kinked_max with
+    offset > 0) is tested here by perturbation (4000 random directions at radii 1e-2, 1e-4, 1e-6); otherwise the
+    check tests the maxima of a derivative-free search of G, kept only when the same perturbation test says strict."""
+    if not _tests_fixture_direction(fx):
+        return True, None, "the check tests the strict maxima found by a search on the values of G"
+    rise = _rise_around(fx["X"], early_weights(fx["y"]), fx["direction"], np.random.default_rng(0))
     return rise < 0.0, -rise, f"largest rise of G around the direction: {rise:.3g} (a strict maximum needs < 0)"
 
 
 fixture_direction_extremal = hypothesis(
-    "the fixture's direction is a strict local maximum of G", _fixture_direction_extremal,
-    description="perturbation test (4000 random directions at radii 1e-2, 1e-4, 1e-6); fixtures without a direction "
-                "test the directions found by the exact finders")
+    "the tested directions are strict local maxima of G", _fixture_direction_extremal,
+    description="perturbation test (4000 random directions at radii 1e-2, 1e-4, 1e-6) of the fixture's direction "
+                "(phuong.kinked_max, offset > 0), or of each maximum the check's search on G's values finds")
+
+
+def _nelder_mead(fun, z0: np.ndarray) -> np.ndarray:
+    from scipy.optimize import minimize
+
+    return minimize(fun, z0, method="Nelder-Mead", options={"xatol": 1e-13, "fatol": 1e-16, "maxiter": 20000,
+                                                             "maxfev": 20000, "adaptive": True}).x
+
+
+def g_free_maxima(X: np.ndarray, c: np.ndarray, rng: np.random.Generator, starts: int = 6,
+                  zero: float = 1e-6) -> list[dict]:
+    """Strict local maxima of G on the sphere found from G's values alone (never g, eq. (31)).
+
+    The best of 4000 random directions, ``starts`` of them at least 0.3 rad apart, start Nelder-Mead on
+    -G(z/||z||); pre-activations below ``zero`` (relative) at the end name the kink the maximum sits on, and a
+    second Nelder-Mead maximises G within that kink's subspace (where G is smooth), so the direction lies on it to
+    rounding. A maximum is kept when the perturbation test finds no rise (strict) and it is new (> 1e-5 apart).
+    Its accuracy is the optimiser's (about 1e-8 rad), not rounding."""
+    d = X.shape[1]
+    U = sphere_samples(rng, 4000, d)
+    Gs = potential(X, c, U)
+    picks: list[int] = []
+    for i in np.argsort(-Gs):
+        if all(U[i] @ U[j] < np.cos(0.3) for j in picks):
+            picks.append(int(i))
+        if len(picks) == starts:
+            break
+    out: list[dict] = []
+    for i in picks:
+        w = _nelder_mead(lambda z: -float(potential(X, c, z / np.linalg.norm(z))), U[i])
+        w /= np.linalg.norm(w)
+        Z = X[np.abs(X @ w) < zero * np.linalg.norm(X, axis=1)]
+        if len(Z):
+            u, sv, _ = np.linalg.svd(Z.T, full_matrices=True)
+            B = u[:, int(np.sum(sv > 1e-9 * sv.max())):]         # the kink's subspace
+            if B.shape[1] == 0:
+                continue
+            z = B.T @ w
+            if B.shape[1] > 1:
+                z = _nelder_mead(lambda z, B=B: -float(potential(X, c, B @ z / np.linalg.norm(B @ z))), z)
+            w = B @ z / np.linalg.norm(B @ z)
+        rise = _rise_around(X, c, w, rng, m=2000)
+        if rise < 0.0 and all(np.linalg.norm(w - e["direction"]) > 1e-5 for e in out):
+            out.append({"direction": w, "zeros": len(Z), "rise": rise})
+    return out
+
+
+LEMA1_TOL = 1e-6    # the search's accuracy (residuals 1e-9 .. 1.4e-8 measured), far below a wrong C (0.05) or
+                    # a non-extremal direction (0.14)
 
 
 @claim("phuong2021.lemA.1", kind="lemma", title="Lemma A.1 (g(w) = C w at extremal directions)",
@@ -205,62 +264,72 @@ fixture_direction_extremal = hypothesis(
        fixtures=[random(ph.kinked_max, d=3), random(ph.kinked_max, d=5), adversarial(osd.boundary),
                  adversarial(ph.obtuse, theta2_deg=130.0),
                  negative(ph.kinked_max, d=3, offset=0.3),
-                 negative(ph.kinked_max, d=3, mutation="random non-extremal directions")],
+                 negative(ph.kinked_max, d=3, mutation="C = G(w) + 0.1 in place of G(w)")],
        fidelity="faithful",
-       no_room="an identity at the extremum (g(w) parallel to w), judged at the rounding level",
-       judged_by="exact residual ||g(w) - G(w) w|| <= 1e-10 (1 + ||g(w)||). Informative case (issue 30): strict maxima "
-                 "of G on a kink of d = 3 and d = 5 data (phuong.kinked_max: w on x_3^T w = 0, where P_w projects onto "
-                 "a (d-1)-dimensional space, so g(w) = C w is first-order optimality along the kink), checked strict "
-                 "by a perturbation test independent of g; the open-sector extrema of the finders are g_A/||g_A|| by "
-                 "construction and d = 2 kinks give g(w) = C w through P_w alone, so those are kept only as "
-                 "adversarial fixtures (exhaustive enumeration n <= 16, the exact circle finder, the closed-form OS "
-                 "directions on faces). The kinked direction turned 0.3 rad within the kink is not extremal: the "
-                 "probe shows the conclusion failing there (residual 0.14)")
+       no_room="an identity at the extremum (g(w) parallel to w), judged at the search's accuracy",
+       judged_by="the extremal directions are found from G's values alone (g_free_maxima: best of 4000 random "
+                 "directions, Nelder-Mead on -G, then again within the kink the maximum sits on; strictness by a "
+                 "perturbation test), never from g; then ||g(w) - G(w) w|| / (1 + ||g(w)||) <= 1e-6, the search's "
+                 "accuracy (residuals measured 1e-9 .. 1.4e-8). Informative case (issue 30): strict maxima of G on a "
+                 "kink of d = 3 and d = 5 data (phuong.kinked_max, where P_w projects onto a (d-1)-dimensional space, "
+                 "so g(w) = C w is first-order optimality along the kink); exact integer data with a zero "
+                 "pre-activation (os.boundary) and d = 2 data (phuong.obtuse) as adversarial fixtures. Probe: the "
+                 "kinked direction turned 0.3 rad within the kink is not extremal and the conclusion fails there "
+                 "(residual 0.14); mutation: C = G(w) + 0.1 is refuted")
 def lemA1(fx):
     ev = Evidence()
     X, y = fx["X"], fx["y"]
-    n, d = X.shape
     c = early_weights(y)
-    tol = 0.0 if fx.get("exact", False) else 1e-12
-    cands = []
-    if "direction" in fx:
-        cands.append(fx["direction"])
+    if _tests_fixture_direction(fx):
+        cands = [fx["direction"]]
     else:
-        if n <= 16:
-            cands += [e["direction"] for e in open_sector_fixed_points(X, c)]
-        if d == 2:
-            cands += [e["direction"] for e in circle_extrema(X, c)]
-        if orthogonally_separable.evaluate(fx).holds:
-            cands += list(class_sum_directions(X, c))
-    if fx.mutated():
-        cands = list(sphere_samples(fx.rng, 5, d))
+        found = g_free_maxima(X, c, fx.rng)
+        cands = [e["direction"] for e in found]
+        if not cands:
+            return ev.inconclusive("the search on G's values found no strict local maximum")
+        if "direction" in fx:       # phuong.kinked_max's construction w* = P s/||P s||: a cross-check, not tested
+            ev.record(distance_to_constructed_extremum=min(float(np.linalg.norm(w - fx["direction"])) for w in cands))
+    shift = 0.1 if fx.mutated() else 0.0
     res = []
     for w in cands:
-        g = projected_gradient(X, c, w, tol)
-        G = float(potential(X, c, w))
-        res.append(float(np.linalg.norm(g - G * w) / (1.0 + np.linalg.norm(g))))
-    # g(w) = C w is an identity at an extremal direction: 1e-10 is the rounding level (no room)
-    ev.forall("every extremal direction tested: ||g(w) - G(w) w|| / (1 + ||g||)", res, 1e-10, relation="<=",
-              rtol=0.0, room=None)
+        g = projected_gradient(X, c, w, 1e-12)
+        C = float(potential(X, c, w)) + shift         # G(w) = w^T g(w): the only C with g = C w
+        res.append(float(np.linalg.norm(g - C * w) / (1.0 + np.linalg.norm(g))))
+    ev.forall("every extremal direction found: ||g(w) - C w|| / (1 + ||g||), C = G(w)", res, LEMA1_TOL,
+              relation="<=", rtol=0.0, room=None)     # the search's accuracy, not a constant of the paper
     ev.record(n_directions=len(cands), residuals=res,
-              zero_pre_activations=[int(np.sum(sector_of(X, w, tol) == 0)) for w in cands])
+              zero_pre_activations=[int(np.sum(sector_of(X, w, 1e-12) == 0)) for w in cands])
     return ev
 
 
+def _eps_within(fx):
+    r = fx.get("eps_over_max")
+    if r is None:
+        return True, None, "eps = eps_max x {1, 0.5, 0.1, 1e-2, 1e-4, 1e-8}"
+    return r <= 1.0, 1.0 - r, f"eps = {r:g} x eps_max of eq. (40)"
+
+
+eps_within = hypothesis("eps in [0, eps_max]", _eps_within,
+                        description="the tested steps lie within eq. (40)'s eps_max (the fixture's eps_over_max <= 1)")
+
+
 @claim("phuong2021.lemA.2", kind="lemma", title="Lemma A.2 (local expansion of G)",
-       cannot_fail="an identity valid for every w, v and eps in (0, eps_max]; its only hypothesis (eps <= "
-                   "eps_max) is what the mutated control breaks (eps = 3 x the first sign flip), which is "
-                   "refuted",
-       fidelity="faithful",
+       fidelity="definitional",
+       fidelity_note="an identity: for eps <= eps_max no sign of (w + eps v)^T x_i flips, and both sides of eq. (37) "
+                     "agree by algebra (to 4e-16 measured); the check confirms the algebra and the harness's G",
        no_room="an identity (eq. (37)) at rounding level",
        statement=r"For $w\in\mathbb S^{d-1}$, $v\in\mathbb R^d$ there is $\epsilon_{\max}>0$ such that for "
                  r"$\epsilon\in[0,\epsilon_{\max}]$: $G\big(\tfrac{w+\epsilon v}{\|w+\epsilon v\|}\big) = "
                  r"\tfrac{1}{\|w+\epsilon v\|}\big(G(w) - \epsilon\sum_i \ell_i'(0) 1\{(w+\epsilon v)^\top x_i>0\} "
                  r"v^\top x_i\big)$ (eq. (37)).",
+       hypotheses=[eps_within],
        fixtures=[random(osd.cones, d=4, n_pos=8, n_neg=8), random(ph.obtuse), adversarial(osd.boundary),
-                 negative(osd.cones, d=4, n_pos=8, n_neg=8, mutation="eps = 3 x the first sign flip (beyond eps_max)")],
+                 negative(ph.expansion_cones, d=4, eps_over_max=6.0),
+                 negative(osd.cones, d=4, n_pos=8, n_neg=8, mutation="the factor 1/||w + eps v|| dropped")],
        judged_by="exact identity to 1e-12 relative on 500 random (w, v) pairs x 6 eps in (0, eps_max] with eps_max of "
-                 "eq. (40); on exact integer data w is put on sector boundaries (w^T x_i = 0 exactly)")
+                 "eq. (40); on exact integer data w is put on sector boundaries (w^T x_i = 0 exactly). Probe: eps = "
+                 "6 eps_max (3 x the first sign flip, phuong.expansion_cones), where the identity fails; mutation: "
+                 "the normalising factor dropped, refuted")
 def lemA2(fx):
     ev = Evidence()
     X, y = fx["X"], fx["y"]
@@ -279,10 +348,10 @@ def lemA2(fx):
         w = w / np.linalg.norm(w)
         v = rng.standard_normal(d) * rng.choice([0.1, 1.0, 10.0])
         emax = expansion_radius(X, w, v)
-        if fx.mutated():
+        if fx.get("eps_over_max") is not None:
             if not np.isfinite(emax):
                 continue
-            epss = [6.0 * emax]                          # 3 x the first flip (first flip = 2 eps_max)
+            epss = [fx["eps_over_max"] * emax]
         else:
             top = min(emax, 10.0)
             epss = top * np.array([1.0, 0.5, 0.1, 1e-2, 1e-4, 1e-8])
@@ -290,7 +359,9 @@ def lemA2(fx):
             u = w + eps * v
             lhs = float(potential(X, c, u / np.linalg.norm(u)))
             act = (u @ X.T) > 0
-            rhs = (float(potential(X, c, w)) + eps * float(c[act] @ (X[act] @ v))) / np.linalg.norm(u)
+            rhs = float(potential(X, c, w)) + eps * float(c[act] @ (X[act] @ v))
+            if not fx.mutated():
+                rhs /= np.linalg.norm(u)
             scale = 1.0 + abs(float(potential(X, c, w))) + eps * float(np.abs(c) @ np.abs(X @ v))
             e = abs(lhs - rhs) / scale
             if not errs or e > max(errs):

@@ -236,7 +236,13 @@ def prop3(fx):
     return ev
 
 
-FLOW_KKT_TOL = 1e-2   # relative KKT residual of a flow endpoint; it shrinks like 1/sqrt(q_min) (fixed before the data)
+FLOW_KKT_TOL = 1e-2   # relative KKT residual of a flow endpoint; it shrinks like 1/sqrt(q_min) (fixed before the data;
+                      # measured at q_min = 40960: 2.6e-6 on F1, 2.9e-3 on os_cones (0.023 at q_min = 640))
+# The conclusion's tolerance, tied to the measured value error of the flow's endpoint: |value/P* - 1| at q_min =
+# 40960 is 2.0e-6 (F1), 3.5e-6 (MC3_binary cover) and 3.9e-6 .. 1.3e-5 (os_cones; 9.3e-5 on an os_cones endpoint that
+# is not a KKT point), falling like 1/q_min; 1e-3 leaves the passing endpoints a factor 77 and that endpoint 10,
+# while the mutated value 0.98 P* sits 20x outside and the dual-infeasible stationary point (0.16) 160x
+FLOW_VALUE_RTOL = 1e-3
 
 
 def _endpoint(fx) -> dict:
@@ -286,7 +292,7 @@ def _thm3_flow(fx) -> Evidence:
         return ev.inconclusive(f"the flow did not reach q_min = {e['Q']:g}")
     target = 0.98 * P if fx.mutated() else P
     ev.close(f"value of the flow's endpoint sum ||w_1i|| |w_2i| (q_min = 1) = {'0.98 ' if fx.mutated() else ''}P* of (14)",
-             e["value"], target, rtol=FLOW_KKT_TOL)
+             e["value"], target, rtol=FLOW_VALUE_RTOL)
     D = complete_patterns(X)
     for s in ends:
         if s["reached"] and s["separated"]:
@@ -314,13 +320,14 @@ _THM3_FIXTURES = [random(flow_start, data="F1"),
        fixtures=_THM3_FIXTURES,
        fidelity="proxy",
        fidelity_note="the KKT points are the flow's own limits approximated at q_min = 40960 (normalised GD, "
-                     "multipliers c lambda~ from the flow), so 'KKT point', 'dual feasible' and 'value = P*' are judged "
-                     f"within {FLOW_KKT_TOL} relative, not exactly",
+                     "multipliers c lambda~ from the flow), so 'KKT point' and 'dual feasible' are judged within "
+                     f"{FLOW_KKT_TOL} relative and 'value = P*' within {FLOW_VALUE_RTOL}, not exactly",
        judged_by="gradient flow (normalised GD, eta_k = 0.05 / L_k) from small balanced inits to q_min = 640 ... 40960; "
                  "at the last horizon theta / sqrt(q_min) with lambda = c lambda~ (c by least squares on the "
                  f"stationarity of (13)); hypotheses: B-KKT residual <= {FLOW_KKT_TOL} and V(lambda) <= 1 + "
                  f"{FLOW_KKT_TOL} (exact per-pattern NNLS over all of P); conclusion: the endpoint's value equals P* "
-                 f"of (14) within {FLOW_KKT_TOL} relative. Power: MC3_binary 'split' is a stationary point of the flow "
+                 f"of (14) within {FLOW_VALUE_RTOL} relative (measured 2.0e-6 .. 1.3e-5 at the standard profile; the "
+                 "mutated 0.98 P* is refuted 20x outside). Power: MC3_binary 'split' is a stationary point of the flow "
                  "(KKT residual 1e-7) with V(lambda) = 1.26 and value 3.2929 vs P* = 2.8384: the conclusion fails where "
                  "the dual condition does. Proof gap (not an erratum): the statement is for B-KKT points, while Lyu & "
                  "Li's limits are Clarke KKT points (wang2022.prop3.global_is_b_kkt, derived; Clarke version "
@@ -343,7 +350,8 @@ def thm3(fx):
                  negative(flow_start, data="MC3_binary", init="split"),
                  negative(flow_start, data="F1", mutation="value = 0.98 P*")],
        fidelity="partial",
-       fidelity_note="the flow's limits approximated at q_min = 40960, judged within 1e-2 (as wang2022.thm3), and only "
+       fidelity_note="the flow's limits approximated at q_min = 40960, judged as wang2022.thm3 (KKT and dual feasibility "
+                     "within 1e-2, the value within 1e-3), and only "
                      "at endpoints without ties: on SLIDE, where the optimum is Clarke-only, the flow's sliding endpoint "
                      "(value within 1.3e-5 of P* = 4) is not certified as a Clarke KKT point with the flow's multipliers "
                      "(residual ~0.8 for tie tolerances 1e-6 to 1e-2), so that fixture is vacuous",

@@ -492,8 +492,16 @@ def _lem3_events(fx, tr, variant, delta):
             ok.append(ta[i] <= Tstar + 2 * dt)
             slack.append(Tstar - ta[i])
             who.append(i)
+    # room of Corollary 1's implications: the smallest factor k by which the time bound must be divided before a
+    # switched neuron with u1^T v1 <= 1 - delta (the conclusion false) meets the antecedent T0 > bound/k + 2 dt
+    late = np.isfinite(T0) & (c1 <= 1 - delta) & (T0 > 2 * dt)
+    fail_reading = [Tstar_i / (T0[i] - 2 * dt) for i, Tstar_i in
+                    ((i, _hitting_time(g0[i], a, z0[i], 1 - delta) / shrink_bound) for i in np.flatnonzero(late))]
+    fail_cor = [v for v in (_hitting_time(g0[i], a, z0[i], c1[i]) / shrink_bound / (T0[i] - 2 * dt)
+                            for i in np.flatnonzero(late)) if np.isfinite(v)]
     k = int(np.argmin(slack)) if slack else None
     return {"lem": np.array(ok, dtype=bool), "cor": np.array(cor, dtype=bool),
+            "fail_factor_reading": min(fail_reading, default=np.inf), "fail_factor_cor": min(fail_cor, default=np.inf),
             "cor_reading": np.array(cor_read, dtype=bool),
             "switches": int(np.isfinite(T0).sum()), "undecided": undecided,
             "T0": np.array(sw_T0), "Tshift": np.array(sw_Tshift),
@@ -574,7 +582,9 @@ def _switch_trajectory(fx):
                        "gives T0 <= T_shift(u1^T v1) at every first switch (wang2022.cor1.antecedent), so the corollary "
                        "is true vacuously; the mutated control (time bounds / 4) makes the antecedent hold and is refuted",
        fixtures=_COR1_FIXTURES,
-       fidelity="faithful",
+       fidelity="partial",
+       fidelity_note="the early phase as the idealised flow (23) with lambda~ frozen at y/2 (the r0 -> 0 limit),"
+                     " not the full flow at a finite r0",
        cannot_fail="the antecedent T0 > T_shift(u1^T v1) never holds under Lemma 3's hypotheses (the comparison argument "
                    "gives T0 <= T_shift(u1^T v1), wang2022.cor1.antecedent): the printed implication is empty, so its "
                    "conclusion cannot fail; the reading under which it says something is wang2022.cor1.reading",
@@ -590,6 +600,8 @@ def cor1(fx):
         ev.forall(f"delta={delta}: u1^T v1 > 1 - delta, every neuron whose first switch T0 > T_shift(u1^T v1)",
                   r["cor"], relation="true")
         ev.show(**{f"delta={delta}: switched neurons": r["switches"]})
+        ev.record(**{f"delta={delta}: smallest factor dividing T_shift(u1^T v1) at which the implication fails":
+                     r["fail_factor_cor"]})
     return ev
 
 
@@ -603,8 +615,11 @@ def cor1(fx):
        fixtures=[random(gen_gauss, expect={"pass", "vacuous"}), random(os_cones, expect={"pass", "vacuous"}),
                  adversarial(fan, N=40, expect={"pass", "vacuous"}), adversarial(SLIDE, expect={"pass", "vacuous"}),
                  negative(gen_gauss, mutation="time bounds divided by 4")],
-       fidelity="faithful",
-       no_room="a yes/no implication per neuron",
+       fidelity="partial",
+       fidelity_note="the early phase as the idealised flow (23) with lambda~ frozen at y/2 (the r0 -> 0 limit),"
+                     " not the full flow at a finite r0",
+       no_room="a yes/no implication per neuron; its room in time is recorded as the smallest factor dividing T* at "
+               "which a neuron with u1^T v1 <= 1 - delta meets the antecedent",
        cannot_fail="the implication is the comparison bound v^T u(t) >= z(t) of App. D.3 itself; its hypotheses (s = +1, "
                    "lambda~(0)^T (X u0)_+ > 0) select neurons inside the check, so no fixture breaks them; the control "
                    "with the time bounds divided by 4 shows the check refutes a wrong constant (3 of 7 neurons fail)",
@@ -620,6 +635,8 @@ def cor1_reading(fx):
                   + (" (time bounds / 4)" if fx.mutated() else ""), r["cor_reading"], relation="true",
                   required=False)
         ev.show(**{f"delta={delta}: neurons meeting the antecedent": len(r["cor_reading"])})
+        ev.record(**{f"delta={delta}: smallest factor dividing T* at which the implication fails":
+                     r["fail_factor_reading"]})
     return ev
 
 
