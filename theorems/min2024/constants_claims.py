@@ -318,7 +318,9 @@ def _eq29_exact_ratio() -> str:
 
 
 @claim("min2024.claim.eq29", kind="claim",
-       fidelity="faithful",
+       fidelity="definitional",
+       fidelity_note="an identity in the constants: Lemma 3's bound at eps1 over (29) is a ratio of the printed "
+       "constants (exactly 2 as printed, 1 amended), whatever the data; the flow's own max|f| is only recorded",
        cannot_fail="(amended) with 8 in place of 4, Lemma 3's bound at eps1 equals (29) exactly (sympy ratio 1): an "
        "identity in the constants, whatever the data; the constant 6 is refuted",
        title="(28) implies (29) via Lemma 3",
@@ -326,7 +328,7 @@ def _eq29_exact_ratio() -> str:
        r"gives $\max_i|f(x_i)|\le\frac{\min\{\mu,\zeta,\xi\}\sqrt\mu X_{\min}}{4nX_{\max}}$ on $[0,T]$ (through Lemma 3).",
        hypotheses=[A1, A2, INIT], uses=["min2024.lem3"],
        erratum=erratum(
-           kind="wrong constant or typo", location="App. C.2, (28) and (29)",
+           kind="proof-step error", location="App. C.2, (28) and (29)",
            printed=r"$\epsilon \le \min\left\{\frac{\min\{\mu,\zeta,\xi\}\sqrt{\mu}X_{\min}}{4\sqrt{h}nX_{\max}^2"
            r"W_{\max}^2}, \ldots\right\}$ ... By Lemma 3, $\forall t \leq T$, we have $\max_{i} |f(x_i; W, v)| \le "
            r"\frac{\min\{\mu, \zeta, \xi\} \sqrt{\mu} X_{\min}}{4n X_{\max}}$ (29)",
@@ -335,8 +337,10 @@ def _eq29_exact_ratio() -> str:
            second_method="symbolic (sympy): Lemma 3's bound at eps1 divided by (29)'s right side simplifies to "
            "exactly 2, computed in the check; the measured max|f| on [0, T] is recorded beside it",
            independence="exact arithmetic",
-           summary="(28) gives only max|f| <= min{mu,zeta,xi} sqrt(mu) X_min/(2 n X_max) through Lemma 3, twice "
-           "(29); 8 in place of 4 in eps1 fixes it",
+           summary="the step 'by Lemma 3' fails: (28) gives only max|f| <= min{mu,zeta,xi} sqrt(mu) X_min/(2 n "
+           "X_max) through Lemma 3, twice (29); 8 in place of 4 in eps1 fixes the step. The printed (29), as a "
+           "statement about the flow, holds: the measured max|f| on [0, T] at eps1 is ~2.4e-4 of (29) (quick, "
+           "min.wellsep; recorded, not judged)",
            amended=r"$\epsilon\le\frac{\min\{\mu,\zeta,\xi\}\sqrt\mu X_{\min}}{8\sqrt hnX_{\max}^2W_{\max}^2}$ gives "
            r"(29) through Lemma 3.",
            difference="8 in place of 4 in the denominator of eps1",

@@ -346,12 +346,13 @@ RANK_ONE = "rank one: ||W||_F^2 <= ||W||_2^2"
        statement=r"If $\tilde V_\pm\ne\emptyset$: for all $t\ge t_1$, $\|W(t)\|_F^2\le 2\|W(t)\|_2^2+"
        r"4\sqrt h\,\epsilon W_{\max}^2$; hence $\limsup \|W\|_F^2/\|W\|_2^2\le 2$.",
        hypotheses=THEOREM_HYPS + [VTILDE], uses=["min2024.thm1.c", "min2024.claim.lowrank_blocks"],
-       fidelity="faithful", no_room="the bound holds with equality up to the O(eps) term when a block is rank one "
-       "(relative slack 0): no ratio room; the constant's power is the mutated factor 1 (refuted)",
+       fidelity="faithful",
        fixtures=FIT_FIXTURES + [negative(orth_blocks, label="min.orth_blocks"),
                                 negative(wellsep, mutation=RANK_ONE, **BASE)],
-       judged_by="inequality in log-shifted form at every saved t >= t1 (12 decades past the fitting onset); "
-       "final stable rank; " + FIT_EXTREMES)
+       judged_by="inequality in log-shifted form at every saved t >= t1 (12 decades past the fitting onset), as the "
+       "ratio (2 ||W||_2^2 + 4 sqrt(h) eps W_max^2)/||W||_F^2 >= 1, whose room is the factor by which the bound "
+       "exceeds ||W||_F^2 (~2/stable rank: ~1.9 at stable rank ~1.06 in quick); the mutated factor 1 (rank one) is "
+       "refuted; final stable rank; " + FIT_EXTREMES)
 def thm1_e(fx):
     ev = Evidence()
     p = phases(fx)
@@ -361,8 +362,9 @@ def thm1_e(fx):
     F, S2, shift = _gram_log(r.U[k_from:], r.rho[k_from:])
     with np.errstate(over="ignore"):
         slack_term = 4 * np.sqrt(c.h) * c.w_max ** 2 * np.exp(r.log_eps - 2 * shift)
-    worst = float(np.min((factor * S2 + slack_term - F) / np.maximum(F, 1e-300)))
-    ev.ge("min_t (factor ||W||_2^2 + 4 sqrt(h) eps W_max^2 - ||W||_F^2)/||W||_F^2", worst, 0.0, atol=1e-9)
+    worst = float(np.min((factor * S2 + slack_term) / np.maximum(F, 1e-300)))
+    ev.ge(f"min_t ({factor:g} ||W||_2^2 + 4 sqrt(h) eps W_max^2)/||W||_F^2 (the bound over ||W||_F^2)", worst, 1.0,
+          rtol=1e-9)
     srs = F / S2
     ev.record(stable_rank_final=float(srs[-1]), stable_rank_max_after_t1=float(srs.max()))
     ev.add_series("stable rank ||W||_F^2/||W||_2^2 after t1", r.t[k_from:], {"stable rank": srs}, xlabel="t",
