@@ -397,8 +397,28 @@ T1_FIXTURES = [random(wellsep, **BASE_T),
 ALIGN_HORIZON = 40.0   # eps -> 0 alignment horizon on the broken-hypothesis control (limit_alignment's 10, x4)
 
 
+def _a2_pair_series(fx) -> tuple[np.ndarray, np.ndarray]:
+    """eps -> 0 alignment times on the paper's App. A.2 pair x1 = [1, 0], x2 = [sin a, cos a] (both y = +1,
+    mu = sin a) along T1_MUS, from one init drawn from the check's generator (h = 8, every v_j(0) > 0: the
+    paper's figures count the positive neurons; a V- neuron on single-class data only approaches S_dead):
+    recorded, not judged (a single class leaves x_- = 0, outside Assumption 2 as encoded)."""
+    W0 = fx.rng.normal(scale=1 / np.sqrt(2), size=(8, 2))
+    sg = np.ones(8)
+    ta = []
+    for mu in T1_MUS:
+        X = np.array([[1.0, 0.0], [mu, np.sqrt(1 - mu ** 2)]])
+        ta.append(limit_alignment(X, np.ones(2), W0, sg).t_align)
+    return np.array(T1_MUS), np.array(ta)
+
+
 @claim("min2024.claim.t1order", kind="claim",
-       fidelity="faithful",
+       fidelity="partial",
+       fidelity_note="one synthetic family (min.wellsep rebuilt along mu and n) that does not stress mu: t_align "
+       "flattens as mu -> 0 (local slopes -0.27 .. 0), so the printed order is checked where it is far from tight; "
+       "the paper's App. A.2 pair (nearly orthogonal same-label points, where alignment slows as mu -> 0) is a single "
+       "class, outside Assumption 2 as encoded: its t_align along mu is recorded beside, not judged (quick: "
+       "0.69 .. 5.21 over mu = 0.8 .. 0.01, fitted exponent -0.42, local slopes -1.09 settling to -0.21: ~log(1/mu), "
+       "within the printed order)",
        no_room="rate conclusions (fitted exponents against -1/2 and 0) and a yes/no (the alignment ends)",
        title="t1 = O(log n / sqrt(mu)) (Thm 1, Sec. 3.1-3.2)",
        statement=r"The alignment phase ends by $t_1=O(\frac{\log n}{\sqrt\mu})$: the time $t_{align}$ from which "
@@ -474,6 +494,12 @@ def t1order(fx):
         else:
             judge_slope("t_align / log n against n", xs[keep], y, predicted=0.0, relation="<=", atol=atol,
                         evidence=ev, xlabel="n", ylabel="t_align / log n")
+    if fx.kind == "random":
+        mus, ta = _a2_pair_series(fx)
+        ev.record(a2_pair_mu=mus, a2_pair_t_align=ta)
+        if np.all(np.isfinite(ta)) and np.all(ta > 0):
+            ev.record(a2_pair_t_align_exponent_in_mu=float(np.polyfit(np.log(mus), np.log(ta), 1)[0]),
+                      a2_pair_local_slopes=np.diff(np.log(ta)) / np.diff(np.log(mus)))
     return ev
 
 
