@@ -51,7 +51,7 @@ LARGE_INIT_PROBE = negative(wellsep, label="min.wellsep.large_init_mu09", n_pos=
                             xnorm=(1.0, 1.5), eps_rule="fixed", log_eps=0.0, seed=2)
 
 NO_PHASE = "aligned already at t = 0 (no alignment phase)"
-# a powered control on the constant: t1 is loose by ~300x (t_align/t1 = 1/366 .. 1/444 on the quick fixtures), so
+# a powered control on the constant: t1 is loose by ~300x (t_align/t1 = 1/326 .. 1/444 on the quick fixtures), so
 # the check can only be shown to catch a constant smaller than that; 1000x (16 -> 0.016) is the closest round
 # factor beyond the measured room (t1/100 would pass)
 T1_THOUSANDTH = "t1 with 16 replaced by 0.016 (1000x smaller)"
