@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 
-from test_report import claim_line, result_line, sample_records
+from test_report import claim_line, probe_line, result_line, sample_records
 
 from verify import settings as S
 from verify.diff import QUANTITY_RTOL_FLOOR, diff_records, format_diff
@@ -190,3 +190,19 @@ def test_reproducible_is_validated_at_registration():
     claim("p.good", kind="claim", statement="s", fixtures=[random(fam)], reproducible={"rtol": 1e-3},
           registry=reg)(lambda fx: Evidence())
     assert reg["p.good"].describe()["reproducible"] == {"rtol": 1e-3}
+
+
+def test_differing_selections_judge_claim_status_on_each_files_own_results():
+    # The new run's powered control (task 2.0) is one the old run never had. Comparing only the fixtures
+    # both ran must not recompute the claim's status on that subset (no "verified -> unguarded").
+    head_old = {"type": "run", "run_id": "a", "profile": "quick", "seed": 0, "selectors": ["p.lem"]}
+    head_new = {"type": "run", "run_id": "b", "profile": "quick", "seed": 0, "selectors": ["p.lem", "p.other"]}
+    neg = dict(kind=S.NEGATIVE)
+    old = [head_old, claim_line("p.lem"), result_line("p.lem", "0.0", S.PASS),
+           result_line("p.lem", "1.0", S.REFUTED, **neg)]
+    # task 1.0 is now a broken-hypothesis probe (caught as vacuous) and the powered control moved to 2.0
+    new = [head_new, claim_line("p.lem"), result_line("p.lem", "0.0", S.PASS),
+           probe_line("p.lem", "1.0"), result_line("p.lem", "2.0", S.REFUTED, **neg),
+           *pair("p.other", result_line("p.other", "0.0", S.PASS))]
+    d = diff_records(old, new)
+    assert d["differs"] and not [e for e in d["regressions"] if e["level"] == "claim"]
