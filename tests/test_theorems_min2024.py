@@ -357,3 +357,40 @@ def test_path_claim_fails_at_n_equal_one():
 
     ev = path(build_fixture(negative(paths, n_min=1), 0, "quick"))
     assert [c.holds for c in ev.comparisons][-1] is False   # H_1 = 1 > 4 log 1 = 0
+
+
+def _fixture(use, seed=0, profile="quick"):
+    from verify.claims import Fixture
+
+    return Fixture(use, seed, profile, use.family.build(np.random.default_rng(seed), **use.params))
+
+
+def test_eps_gap_breaks_the_lemma_hypothesis_with_a_nonempty_domain():
+    """The probe min.wellsep.eps_gap sits strictly between the lemmas' edge and 1/sqrt(h): the hypothesis is
+    broken while T > 0 (the printed domain [0, T] is not empty); the large-init control has T <= 0."""
+    from theorems.min2024.common import fixture_constants, log_eps_of
+    from theorems.min2024.early import GAP_INIT, LARGE_INIT
+
+    for seed in range(5):
+        fx = _fixture(GAP_INIT, seed)
+        c, le = fixture_constants(fx), log_eps_of(fx)
+        assert c.log_eps_lemma() < le < -0.5 * np.log(c.h)
+        assert c.T(le) > 0
+        large = _fixture(LARGE_INIT, seed)
+        assert fixture_constants(large).T(log_eps_of(large)) <= 0
+
+
+def test_fig5_runs_are_fixed_by_the_profile_and_distinct():
+    """exp.fig5 judges the literal band over inits drawn from the fixture's seed: 1 in quick, 4 in standard, 8 in
+    thorough; the first is the fixture's own init, the others differ from it and from each other."""
+    from theorems.min2024.experiments import FIG5_FIXTURES, _runs
+
+    use = FIG5_FIXTURES[0]
+    assert len(_runs(_fixture(use, 3, "quick"))) == 1
+    runs = _runs(_fixture(use, 3, "standard"))
+    assert len(runs) == 4 and len(_runs(_fixture(use, 3, "thorough"))) == 8
+    fx = _fixture(use, 3, "standard")
+    assert np.array_equal(runs[0][0], fx["W_init"])
+    assert len({float(W[0, 0]) for W, _ in runs}) == 4
+    again = _runs(_fixture(use, 3, "standard"))
+    assert all(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]) for a, b in zip(runs, again))

@@ -227,6 +227,10 @@ def log_eps_of(fx) -> float:
         return fixture_constants(fx).log_eps_theorem + fx["eps_shift"]
     if fx["eps_rule"] == "lemma":
         return fixture_constants(fx).log_eps_lemma() + fx["eps_shift"]
+    if fx["eps_rule"] == "lemma_gap":
+        # a fraction eps_shift of the way (in log) from the lemmas' edge to 1/sqrt(h), where T reaches 0
+        c = fixture_constants(fx)
+        return c.log_eps_lemma() + fx["eps_shift"] * (-0.5 * np.log(c.h) - c.log_eps_lemma())
     return float(fx["log_eps"])
 
 

@@ -318,7 +318,9 @@ def _eq29_exact_ratio() -> str:
 
 
 @claim("min2024.claim.eq29", kind="claim",
-       fidelity="faithful",
+       fidelity="definitional",
+       fidelity_note="an identity in the constants: Lemma 3's bound at eps1 over (29) is a ratio of the printed "
+       "constants (exactly 2 as printed, 1 amended), whatever the data; the flow's own max|f| is only recorded",
        cannot_fail="(amended) with 8 in place of 4, Lemma 3's bound at eps1 equals (29) exactly (sympy ratio 1): an "
        "identity in the constants, whatever the data; the constant 6 is refuted",
        title="(28) implies (29) via Lemma 3",
@@ -326,7 +328,7 @@ def _eq29_exact_ratio() -> str:
        r"gives $\max_i|f(x_i)|\le\frac{\min\{\mu,\zeta,\xi\}\sqrt\mu X_{\min}}{4nX_{\max}}$ on $[0,T]$ (through Lemma 3).",
        hypotheses=[A1, A2, INIT], uses=["min2024.lem3"],
        erratum=erratum(
-           kind="wrong constant or typo", location="App. C.2, (28) and (29)",
+           kind="proof-step error", location="App. C.2, (28) and (29)",
            printed=r"$\epsilon \le \min\left\{\frac{\min\{\mu,\zeta,\xi\}\sqrt{\mu}X_{\min}}{4\sqrt{h}nX_{\max}^2"
            r"W_{\max}^2}, \ldots\right\}$ ... By Lemma 3, $\forall t \leq T$, we have $\max_{i} |f(x_i; W, v)| \le "
            r"\frac{\min\{\mu, \zeta, \xi\} \sqrt{\mu} X_{\min}}{4n X_{\max}}$ (29)",
@@ -335,8 +337,10 @@ def _eq29_exact_ratio() -> str:
            second_method="symbolic (sympy): Lemma 3's bound at eps1 divided by (29)'s right side simplifies to "
            "exactly 2, computed in the check; the measured max|f| on [0, T] is recorded beside it",
            independence="exact arithmetic",
-           summary="(28) gives only max|f| <= min{mu,zeta,xi} sqrt(mu) X_min/(2 n X_max) through Lemma 3, twice "
-           "(29); 8 in place of 4 in eps1 fixes it",
+           summary="the step 'by Lemma 3' fails: (28) gives only max|f| <= min{mu,zeta,xi} sqrt(mu) X_min/(2 n "
+           "X_max) through Lemma 3, twice (29); 8 in place of 4 in eps1 fixes the step. The printed (29), as a "
+           "statement about the flow, holds: the measured max|f| on [0, T] at eps1 is ~2.4e-4 of (29) (quick, "
+           "min.wellsep; recorded, not judged)",
            amended=r"$\epsilon\le\frac{\min\{\mu,\zeta,\xi\}\sqrt\mu X_{\min}}{8\sqrt hnX_{\max}^2W_{\max}^2}$ gives "
            r"(29) through Lemma 3.",
            difference="8 in place of 4 in the denominator of eps1",
@@ -393,8 +397,28 @@ T1_FIXTURES = [random(wellsep, **BASE_T),
 ALIGN_HORIZON = 40.0   # eps -> 0 alignment horizon on the broken-hypothesis control (limit_alignment's 10, x4)
 
 
+def _a2_pair_series(fx) -> tuple[np.ndarray, np.ndarray]:
+    """eps -> 0 alignment times on the paper's App. A.2 pair x1 = [1, 0], x2 = [sin a, cos a] (both y = +1,
+    mu = sin a) along T1_MUS, from one init drawn from the check's generator (h = 8, every v_j(0) > 0: the
+    paper's figures count the positive neurons; a V- neuron on single-class data only approaches S_dead):
+    recorded, not judged (a single class leaves x_- = 0, outside Assumption 2 as encoded)."""
+    W0 = fx.rng.normal(scale=1 / np.sqrt(2), size=(8, 2))
+    sg = np.ones(8)
+    ta = []
+    for mu in T1_MUS:
+        X = np.array([[1.0, 0.0], [mu, np.sqrt(1 - mu ** 2)]])
+        ta.append(limit_alignment(X, np.ones(2), W0, sg).t_align)
+    return np.array(T1_MUS), np.array(ta)
+
+
 @claim("min2024.claim.t1order", kind="claim",
-       fidelity="faithful",
+       fidelity="partial",
+       fidelity_note="one synthetic family (min.wellsep rebuilt along mu and n) that does not stress mu: t_align "
+       "flattens as mu -> 0 (local slopes -0.27 .. 0), so the printed order is checked where it is far from tight; "
+       "the paper's App. A.2 pair (nearly orthogonal same-label points, where alignment slows as mu -> 0) is a single "
+       "class, outside Assumption 2 as encoded: its t_align along mu is recorded beside, not judged, and it does "
+       "stress mu (standard, 3 inits over mu = 0.8 .. 0.01: t_align 0.69 .. 5.21, fitted exponent -0.42, local "
+       "slopes -1.09 .. -0.21; 0.07 .. 2.58, fitted -0.85, local slopes -1.21 .. -0.45 at the smallest mu; 0 .. 4.4)",
        no_room="rate conclusions (fitted exponents against -1/2 and 0) and a yes/no (the alignment ends)",
        title="t1 = O(log n / sqrt(mu)) (Thm 1, Sec. 3.1-3.2)",
        statement=r"The alignment phase ends by $t_1=O(\frac{\log n}{\sqrt\mu})$: the time $t_{align}$ from which "
@@ -470,6 +494,12 @@ def t1order(fx):
         else:
             judge_slope("t_align / log n against n", xs[keep], y, predicted=0.0, relation="<=", atol=atol,
                         evidence=ev, xlabel="n", ylabel="t_align / log n")
+    if fx.kind == "random":
+        mus, ta = _a2_pair_series(fx)
+        ev.record(a2_pair_mu=mus, a2_pair_t_align=ta)
+        if np.all(np.isfinite(ta)) and np.all(ta > 0):
+            ev.record(a2_pair_t_align_exponent_in_mu=float(np.polyfit(np.log(mus), np.log(ta), 1)[0]),
+                      a2_pair_local_slopes=np.diff(np.log(ta)) / np.diff(np.log(mus)))
     return ev
 
 

@@ -38,28 +38,43 @@ LEM_FIXTURES = [
 ]
 LEM_EXTREMES = ("class extremes: eps at the lemma's edge and 15 e-folds below it, leak 0 (ReLU), 1/2 and 1 "
                 "(linear), random output signs")
+# eps >= 1/sqrt(h): T <= 0, the printed domain [0, T] is empty (the probe judges nothing: undecided)
 LARGE_INIT = negative(wellsep, label="min.wellsep.large_init", **{**LEM_BASE, "eps_rule": "fixed", "log_eps": 0.5})
+# eps halfway (in log) between the lemmas' edge 1/(4 sqrt(h) X_max W_max^2) and 1/sqrt(h): the hypothesis is broken
+# while T > 0, so the printed conclusions are judged on a non-empty [0, T]
+GAP_INIT = negative(wellsep, label="min.wellsep.eps_gap", **{**LEM_BASE, "eps_rule": "lemma_gap", "eps_shift": 0.5})
 # a fixture where the neurons grow fast over [0, T] (one class dominates, aligned equal-norm data): the exponent
 # of the error in eps is then furthest below 2 (2 - r/(4 n X_max) with r the growth rate of ||w||^2)
 GROWING = {**LEM_BASE, "n_pos": 5, "n_neg": 1, "mu": 0.9, "xnorm": (1.0, 1.0), "eps_shift": -3.0}
 EPS_SERIES = (-1.0, -2.5, -4.0, -5.5, -7.0)   # log eps - log(1/(4 sqrt(h) X_max W_max^2)) along the rate series
 
 
-def _direct_run(fx, log_eps: float | None = None, rtol: float = 1e-12):
-    """(t, W[k], v[k], T, eps, ok) of the direct flow from W(0) = eps W0, v(0) = s ||w(0)|| up to T (or 1 if T <= 0);
-    ``log_eps`` overrides the fixture's."""
+def _direct_run(fx, log_eps: float | None = None, rtol: float = 1e-12, t_end: float | None = None):
+    """(t, W[k], v[k], T, eps, ok) of the direct flow from W(0) = eps W0, v(0) = s ||w(0)|| up to T (or 1 if T <= 0:
+    the lemmas' domain [0, T] is then empty and their checks judge nothing on it); ``log_eps`` overrides the
+    fixture's, ``t_end`` the horizon."""
     c = fixture_constants(fx)
     le = log_eps_of(fx) if log_eps is None else log_eps
     eps = float(np.exp(le))
     W0 = eps * fx["W0"]
     v0 = fx.get("imbalance", 1.0) * fx["s"] * np.linalg.norm(W0, axis=1)
     T = c.T(le)
-    t_end = T if T > 0 else 1.0
+    if t_end is None:
+        t_end = T if T > 0 else 1.0
     res = integrate_flow(W0, v0, fx["X"], fx["y"], alpha=fx["leak"], loss=margin_loss(fx["loss"]), reduction="sum",
                          t_end=t_end, t_eval=np.linspace(0, t_end, 201), rtol=rtol, atol=1e-15 * eps,
                          error_estimate=False)
     W, v = unflatten_params(res.history["theta"], *W0.shape)
     return res.history["t"], W, v, T, eps, res.success
+
+
+def _empty_domain(ev: Evidence, T: float, what: str) -> Evidence:
+    """The lemmas' conclusions quantify over t in [0, T]: with T <= 0 (eps >= 1/sqrt(h)) that set is empty, so
+    nothing is judged (vacuous; a probe there is undecided, not a failure)."""
+    ev.forall(f"for every t in [0, T]: {what}", np.array([], dtype=bool), relation="true",
+              detail=f"T = {T:.3g} <= 0: the printed domain [0, T] is empty")
+    ev.record(T=T)
+    return ev
 
 
 def _x_a(X, y, W, leak, Z=None):
@@ -134,11 +149,13 @@ NAIVE_ORDER = "O(eps^2) (the naive order of f = O(||w||^2) at t = 0, ignoring th
        r"\log\frac1{\sqrt h\epsilon}$: $\max_j\|\frac{d}{dt}\frac{w_j}{\|w_j\|}-\mathrm{sign}(v_j(0))P_{w_j}x_a(w_j)\|"
        r"\le4\epsilon n\sqrt hX_{\max}^2W_{\max}^2$ (leaky ReLU allowed).",
        hypotheses=[INIT, EPS_LEM], uses=["min2024.lem3", "min2024.lem4"], fidelity="faithful",
-       cannot_fail="the bound is ~2.4e4x loose at the hypothesis' edge and [0, T] is empty once eps >= 1/sqrt(h): no "
-       "eps breaking the hypothesis while leaving an interval brings the error up to the bound (the large-init "
-       "control held); the mutated O(eps^2) rate is refuted",
-       fixtures=LEM_FIXTURES + [LARGE_INIT, negative(wellsep, label="min.wellsep.growing", mutation=NAIVE_ORDER,
-                                                     **GROWING)],
+       cannot_fail="the bound is ~2.4e4x loose at the hypothesis' edge; breaking the hypothesis with T > 0 (probe "
+       "min.wellsep.eps_gap, eps halfway in log between the edge and 1/sqrt(h), judged on [0, T]) the conclusion "
+       "held (room 1.6e3 in quick: T shrinks to 0 as eps -> 1/sqrt(h) while the bound grows with eps); at "
+       "eps >= 1/sqrt(h) (large-init control) [0, T] is empty and nothing is judged; the mutated O(eps^2) rate is "
+       "refuted",
+       fixtures=LEM_FIXTURES + [LARGE_INIT, GAP_INIT,
+                                negative(wellsep, label="min.wellsep.growing", mutation=NAIVE_ORDER, **GROWING)],
        judged_by="direct (W, v) flow (integrate_flow: DOP853 region by region, rtol 1e-12; 1e-13 along the eps "
        "series), error from the exact field at 201 times in [0, T], the field and x_a(w_j) read from one activation "
        "pattern (x_a with the paper's strict '> 0', (5): a neuron that entered S_dead on a plane has zero velocity "
@@ -151,6 +168,8 @@ def lem1(fx):
     ev = Evidence()
     c = fixture_constants(fx)
     t, W, v, T, eps, ok = _direct_run(fx)
+    if T <= 0:
+        return _empty_domain(ev, T, "max_{j, t<=T} direction error <= the bound")
     X, y, s = fx["X"], fx["y"], fx["s"]
     bound = 4 * eps * c.n * np.sqrt(c.h) * c.x_max ** 2 * c.w_max ** 2
     err = max(float(_direction_error(X, y, W[k], v[k], s, fx["loss"], fx["leak"]).max()) for k in range(len(t)))
@@ -158,8 +177,6 @@ def lem1(fx):
     # App. E.2; no sliding under Assumption 1, (46)): there d/dt (w_j/||w_j||) = 0 = x_a(w_j) (strict '> 0', (5)).
     # The error reads the field and x_a from one activation pattern (see _direction_error).
     cos = np.array([_boundary_cosine(X, W[k]) for k in range(len(t))])
-    if T <= 0:
-        ev.note(f"T = {T:.3g} <= 0: the lemma is vacuous on this fixture")
     ev.show(min_boundary_cosine=float(cos.min()))
     ev.le("max_{j, t<=T} direction error", err, bound, rtol=1e-9)
     ev.record(T=T, eps=eps, error=err, bound=bound, error_over_bound=err / bound)
@@ -192,7 +209,13 @@ NO_GROWTH = "norms stay at their initial value before T (no growth during the al
        r"$\max_i|f(x_i)|\le2\epsilon\sqrt hX_{\max}W_{\max}^2$; Gronwall step (15): $\|w_j(t)\|^2\le "
        r"e^{2n(X_{\max}+4\epsilon\sqrt hX_{\max}^2W_{\max}^2)t}\|w_j(0)\|^2$.",
        hypotheses=[INIT, EPS_LEM], fidelity="faithful",
-       fixtures=LEM_FIXTURES + [LARGE_INIT, negative(wellsep, mutation=NO_GROWTH, **{**LEM_BASE, "eps_shift": -3.0})],
+       cannot_fail="breaking the hypothesis with T > 0 (probe min.wellsep.eps_gap, eps halfway in log between "
+       "1/(4 sqrt(h) X_max W_max^2) and 1/sqrt(h), judged on [0, T]) the three bounds held (rooms 5.5, 32 and 14 in "
+       "quick): at t = 0 ||w_j||^2 / (2 eps W_max^2/sqrt(h)) <= eps sqrt(h)/2 < 1/2 for every eps < 1/sqrt(h) and T "
+       "shrinks to 0 as eps -> 1/sqrt(h), so the hypothesis is sufficient with room, not necessary; at "
+       "eps >= 1/sqrt(h) (large-init control) [0, T] is empty and nothing is judged; the no-growth mutation is "
+       "refuted",
+       fixtures=LEM_FIXTURES + [LARGE_INIT, GAP_INIT, negative(wellsep, mutation=NO_GROWTH, **{**LEM_BASE, "eps_shift": -3.0})],
        judged_by="direct (W, v) flow at 201 times in [0, T]; the Gronwall step as a rate: max_{j, t > 0} "
        "log(||w_j(t)||^2/||w_j(0)||^2)/t against 2n(X_max + 4 eps sqrt(h) X_max^2 W_max^2) (room = the factor by "
        "which the growth rate is overestimated); the O(eps) bounds are loose and keep the mark (smallest rooms 216 "
@@ -203,6 +226,8 @@ def lem3(fx):
     ev = Evidence()
     c = fixture_constants(fx)
     t, W, v, T, eps, ok = _direct_run(fx)
+    if T <= 0:
+        return _empty_domain(ev, T, "max_{j,t} ||w_j||^2, max_{i,t} |f(x_i)| and the Gronwall step within their bounds")
     X = fx["X"]
     nw = (W ** 2).sum(2)
     f = np.array([np.abs(forward(W[k], v[k], X, fx["leak"])).max() for k in range(len(t))])
@@ -232,21 +257,30 @@ def lem3(fx):
 
 
 SUM_CONSERVED = "v_j^2 + ||w_j||^2 conserved (sum in place of difference)"
+# The theorem-scale simulator enforces balance by construction, so Theorem 1's verdicts rely on this claim through
+# the fitting phase, not only on [0, T] (T ~ 0.13-0.21 here): the direct flow runs to t = 200, where the loss has
+# fallen by orders of magnitude (the fitting phase is covered; a validity condition checks it).
+BAL_HORIZON = 200.0
 
 
 @claim("min2024.claim.bal", kind="claim", title="Balancedness and sign preservation (Sec. 2.1)",
        statement=r"Under balanced init, $v_j(t)^2-\|w_j(t)\|^2\equiv0$ and $\mathrm{sign}(v_j(t))=\mathrm{sign}(v_j(0))$.",
-       hypotheses=[INIT], fidelity="faithful",
+       hypotheses=[INIT], fidelity="definitional",
+       fidelity_note="d/dt (v_j^2 - ||w_j||^2) = 0 is an algebraic identity of the gradient field (2 v_j dv_j/dt = "
+       "2 <w_j, dw_j/dt>), so the check measures how well the integrator preserves it; the sign part cannot fail once "
+       "balance holds (v_j = 0 would need w_j = 0, a fixed point)",
        no_room="an invariant judged at the integrator's tolerance and a sign: no printed constant",
        fixtures=LEM_FIXTURES + [
            negative(wellsep, label="min.wellsep.unbalanced", **{**LEM_BASE, "eps_shift": -3.0, "imbalance": 0.5}),
            negative(wellsep, mutation=SUM_CONSERVED, **{**LEM_BASE, "eps_shift": -3.0})],
-       judged_by="direct (W, v) flow: max_t |v_j^2 - ||w_j||^2| / max_j ||w_j||^2 <= 1e-8 (integrate_flow, DOP853 "
-       "rtol 1e-12: the tolerance is the integrator's, no room); broken hypothesis: v_j(0) = s_j ||w_j(0)||/2 "
-       "(unbalanced: the difference is conserved, not 0); " + LEM_EXTREMES)
+       judged_by="direct (W, v) flow to t = 200, through the fitting phase (validity: the loss at t = 200 is below "
+       "1/2 of its start; the lemmas' T is ~0.13-0.21, the theorem-scale simulator enforces balance by construction "
+       "and relies on this claim beyond T): max_t |v_j^2 - ||w_j||^2| / max_j ||w_j||^2 <= 1e-8 at 201 times "
+       "(integrate_flow, DOP853 rtol 1e-12: the tolerance is the integrator's, no room); broken hypothesis: "
+       "v_j(0) = s_j ||w_j(0)||/2 (unbalanced: the difference is conserved, not 0); " + LEM_EXTREMES)
 def bal(fx):
     ev = Evidence()
-    t, W, v, T, eps, ok = _direct_run(fx)
+    t, W, v, T, eps, ok = _direct_run(fx, t_end=BAL_HORIZON)
     nw = (W ** 2).sum(2)
     if fx.mutated(SUM_CONSERVED):
         q = v ** 2 + nw
@@ -257,7 +291,12 @@ def bal(fx):
         dev = float((np.abs(v ** 2 - nw) / nw.max(1, keepdims=True)).max())
         ev.le("max_t |v_j^2 - ||w_j||^2| / max_j ||w_j||^2", dev, 1e-8, rtol=0.0, room=None)
     ev.forall("sign(v_j(t)) = s_j for every neuron", np.all(np.sign(v) == fx["s"][None, :], axis=0), relation="true")
-    ev.record(deviation=dev, balance_at_init=float(np.abs(v[0] ** 2 - nw[0]).max() / nw[0].max()))
+    X, y = fx["X"], fx["y"]
+    L0, L1 = (total_loss(fx["loss"], y, forward(W[k], v[k], X, fx["leak"])) for k in (0, -1))
+    ev.valid("the horizon reaches the fitting phase: L(200) <= L(0)/2", L1 <= 0.5 * L0,
+             detail=f"L(0) = {L0:.4g}, L(200) = {L1:.4g}")
+    ev.record(deviation=dev, balance_at_init=float(np.abs(v[0] ** 2 - nw[0]).max() / nw[0].max()), T=T,
+              horizon=float(t[-1]), loss_ratio_at_horizon=L1 / L0, norm_growth=float(nw.max() / nw[0].max()))
     if not ok:
         ev.inconclusive("integrator failed")
     return ev

@@ -51,6 +51,10 @@ LARGE_INIT_PROBE = negative(wellsep, label="min.wellsep.large_init_mu09", n_pos=
                             xnorm=(1.0, 1.5), eps_rule="fixed", log_eps=0.0, seed=2)
 
 NO_PHASE = "aligned already at t = 0 (no alignment phase)"
+# a powered control on the constant: t1 is loose by ~300x (t_align/t1 = 1/326 .. 1/444 on the quick fixtures), so
+# the check can only be shown to catch a constant smaller than that; 1000x (16 -> 0.016) is the closest round
+# factor beyond the measured room (t1/100 would pass)
+T1_THOUSANDTH = "t1 with 16 replaced by 0.016 (1000x smaller)"
 T2_EXPONENT = "O(1/t^2) loss decay (exponent off by one)"
 NORM_BOUNDED = "norm bounded by its value at t2"
 
@@ -148,18 +152,19 @@ def _t_align_rates(fx, ev: Evidence) -> None:
              "min2024.claim.act", "min2024.claim.dwell", "min2024.claim.cap", "min2024.claim.path"],
        fixtures=PART1_FIXTURES + [
            negative(wellsep, label="min.wellsep.large_init", **LARGE_INIT), LARGE_INIT_PROBE,
-           negative(wellsep, mutation=NO_PHASE, **BASE)],
+           negative(wellsep, mutation=NO_PHASE, **BASE), negative(wellsep, mutation=T1_THOUSANDTH, **BASE)],
        judged_by="membership of every neuron at every saved t in [t1, 1.2 t1] on the polar flow at the "
        "theorem's eps (when t1 > 200: simulated to 200, later times certified by Lemma 12); t_align / t1 "
        "recorded (the bound is loose and keeps the mark: smallest room 326 in quick; t1 carries min{zeta, mu^2} <= "
        "mu^2, so no data set of the family brings it within 10x); companion rate checks, shown beside it (they pin "
        "nothing: t_align's exponents are not t1's), in the eps -> 0 limit: fitted exponents of "
-       "t_align against mu (0.6 ... 0.02) and n (x1, x2, x4) against those of t1 on the same data; "
-       + PART1_EXTREMES)
+       "t_align against mu (0.6 ... 0.02) and n (x1, x2, x4) against those of t1 on the same data; controls: t1 -> 0 "
+       "and t1/1000 (the closest round factor beyond the measured room; t1/100 would pass: the check has no power "
+       "nearer the printed constant on this family); " + PART1_EXTREMES)
 def thm1_a(fx):
     ev = Evidence()
     p = phases(fx, "align")
-    t1 = 0.0 if fx.mutated(NO_PHASE) else p.run.c.t1
+    t1 = 0.0 if fx.mutated(NO_PHASE) else p.run.c.t1 / 1000 if fx.mutated(T1_THOUSANDTH) else p.run.c.t1
     ok = _aligned(p)
     ta = _t_align(p)
     t_last = float(p.run.t[-1])
@@ -346,12 +351,13 @@ RANK_ONE = "rank one: ||W||_F^2 <= ||W||_2^2"
        statement=r"If $\tilde V_\pm\ne\emptyset$: for all $t\ge t_1$, $\|W(t)\|_F^2\le 2\|W(t)\|_2^2+"
        r"4\sqrt h\,\epsilon W_{\max}^2$; hence $\limsup \|W\|_F^2/\|W\|_2^2\le 2$.",
        hypotheses=THEOREM_HYPS + [VTILDE], uses=["min2024.thm1.c", "min2024.claim.lowrank_blocks"],
-       fidelity="faithful", no_room="the bound holds with equality up to the O(eps) term when a block is rank one "
-       "(relative slack 0): no ratio room; the constant's power is the mutated factor 1 (refuted)",
+       fidelity="faithful",
        fixtures=FIT_FIXTURES + [negative(orth_blocks, label="min.orth_blocks"),
                                 negative(wellsep, mutation=RANK_ONE, **BASE)],
-       judged_by="inequality in log-shifted form at every saved t >= t1 (12 decades past the fitting onset); "
-       "final stable rank; " + FIT_EXTREMES)
+       judged_by="inequality in log-shifted form at every saved t >= t1 (12 decades past the fitting onset), as the "
+       "ratio (2 ||W||_2^2 + 4 sqrt(h) eps W_max^2)/||W||_F^2 >= 1, whose room is the factor by which the bound "
+       "exceeds ||W||_F^2 (~2/stable rank: ~1.9 at stable rank ~1.06 in quick); the mutated factor 1 (rank one) is "
+       "refuted; final stable rank; " + FIT_EXTREMES)
 def thm1_e(fx):
     ev = Evidence()
     p = phases(fx)
@@ -361,8 +367,9 @@ def thm1_e(fx):
     F, S2, shift = _gram_log(r.U[k_from:], r.rho[k_from:])
     with np.errstate(over="ignore"):
         slack_term = 4 * np.sqrt(c.h) * c.w_max ** 2 * np.exp(r.log_eps - 2 * shift)
-    worst = float(np.min((factor * S2 + slack_term - F) / np.maximum(F, 1e-300)))
-    ev.ge("min_t (factor ||W||_2^2 + 4 sqrt(h) eps W_max^2 - ||W||_F^2)/||W||_F^2", worst, 0.0, atol=1e-9)
+    worst = float(np.min((factor * S2 + slack_term) / np.maximum(F, 1e-300)))
+    ev.ge(f"min_t ({factor:g} ||W||_2^2 + 4 sqrt(h) eps W_max^2)/||W||_F^2 (the bound over ||W||_F^2)", worst, 1.0,
+          rtol=1e-9)
     srs = F / S2
     ev.record(stable_rank_final=float(srs[-1]), stable_rank_max_after_t1=float(srs.max()))
     ev.add_series("stable rank ||W||_F^2/||W||_2^2 after t1", r.t[k_from:], {"stable rank": srs}, xlabel="t",
