@@ -631,15 +631,10 @@ CANNOT_FAIL: dict[str, str] = {
               "refuted",
     "lemF.8": "as lemF.6: the late phase is the statement's domain; the mutated control is refuted",
     "thmF.9": "as lemF.6: the late phase is the statement's domain; the mutated control is refuted",
-    "thm3.1": "its hypothesis L(theta0) < ln2/n cannot be broken with a flow that reaches the late "
-              "phase (theta0 = 0 and a negative-margin start give no trajectory to judge); the "
-              "'global max margin' overclaim is refuted",
     "thm4.3": "off Asm 4.1 (gen.allpos_sv) the probe ends undecided (most seeds do not settle within "
               "the horizons); the constant, exponent and bad-bbar controls are refuted",
     "cor4.4": "off Asm 4.1 (sym.broken) the probe ends undecided (39 of 48 seeds do not settle); the "
               "exponent and bad-bbar controls are refuted",
-    "thm5.6": "a local statement around a maximiser with no hypothesis the check can break (every "
-              "start is eps0-close); the mutated control is refuted",
     "thm6.2.suboptimal": "a property of the hinted construction (K > 2 eps/(1-alpha)); its controls claim the "
                          "opposite and are refuted",
     "thmG.11": "a local maximality on the hinted data under A.5; the directed perturbation control is "
