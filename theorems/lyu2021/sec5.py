@@ -33,6 +33,7 @@ from verify import (
     real,
 )
 from verify import adversarial as adv
+from verify.claims import declare_amended
 from verify.numerics.nets import forward, gradient, normalized_margin, parameter_norm_sq
 
 from . import catalogue as cat
@@ -219,6 +220,12 @@ def obs_mu_tilde(fx):
     ev.record(exact_ratio=float(ratio), measured_rate=rate, lambda0_printed=(1 + al) / 2 * float(np.linalg.norm(mu)),
               lambda0_corrected=lam_true)
     return ev
+
+
+# The amended identity G(w) = <w, ((1+alpha)/4) mu> is algebra under Asm 4.1 (phi(z) - phi(-z) = (1+alpha) z on each
+# mirrored pair): checked to rounding, it holds by construction.
+declare_amended(MU_TILDE_ID + ".amended", fidelity="definitional",
+                no_room="an algebraic identity under Asm 4.1, checked to rounding (relative 1e-12, exact rational arithmetic)")
 
 
 # ---------------------------------------------------------------------------------------------
