@@ -298,3 +298,44 @@ def test_boundary_deviation_tells_a_plane_from_a_v():
     W = np.array([[1.0, 0.88, 0.0], [1.0, -0.88, 0.0]])
     vee = boundary_deviation(W, np.array([1.0, 1.0]), X, u, 0.0, np.random.default_rng(1))
     assert lin < 1e-9 and vee > 0.2
+
+
+def test_lambda0_statements_are_judged_with_max_G_and_carry_a_rooted_imprecision():
+    """lemD.2, lem5.2, lem5.4 and lemE.8 read lambda0 as max |G| on the sphere (proof of Lemma E.8, l. 4508): each is
+    expected verified with an imprecision rooted in the mu~ display's erratum, no amended variant, and the display's
+    value as a mutated control; lambda0 = max |G| = ((1+alpha)/4)||mu|| on symmetric data."""
+    from theorems.lyu2021.common import LAMBDA_MU_DISPLAY, MU_TILDE_ID
+
+    for key in ("lemD.2", "lem5.2", "lem5.4", "lemE.8"):
+        c = REGISTRY[f"lyu2021.{key}"]
+        assert c.expected is None and c.erratum.kind == "imprecision" and c.erratum.root == MU_TILDE_ID
+        assert "l. 4508" in c.erratum.reading and not c.erratum.amended
+        assert f"lyu2021.{key}.amended" not in REGISTRY.claims
+        assert any(u.mutation == LAMBDA_MU_DISPLAY for u in c.fixtures)
+    fx = _sym(3, d=4)
+    X, y, al = fx["X"], fx["y"], fx["alpha"]
+    P = np.random.default_rng(0).normal(size=(20000, 4))
+    P /= np.linalg.norm(P, axis=1, keepdims=True)
+    mubar = fx["mu"] / np.linalg.norm(fx["mu"])
+    assert float(np.max(np.abs(G_value(P, X, y, al)))) <= lambda0(X, y, al) * (1 + 1e-12)
+    assert float(G_value(mubar[None], X, y, al)[0]) == pytest.approx(lambda0(X, y, al), rel=1e-12)
+    assert lambda0(X, y, al, literal=True) == pytest.approx(2 * lambda0(X, y, al), rel=1e-12)
+
+
+def test_thm56_probe_target_is_not_a_local_max_and_the_global_one_is_declared():
+    """thm5.6's hypothesis 'thetabar* is a local-max-margin direction' fails on the kkt_target family (the margin rises
+    along (w*, -e w*, 1, -e)) and holds (by Thm 4.2) on sym.gauss."""
+    from theorems.lyu2021.sec5 import local_max_target
+
+    kkt = F.sym_gauss_kkt_target.build(np.random.default_rng(0), **F.sym_gauss_kkt_target.defaults)
+    # the predicate reads only data fields, so the built data dicts stand in for fixtures
+    assert local_max_target.evaluate(kkt).holds is False
+    assert local_max_target.evaluate(_sym(0)).holds is True
+
+
+def test_zero_start_is_a_rest_point_of_the_flow():
+    """thm3.1's probe theta0 = 0: every gradient vanishes, the flow stays at 0 and L stays ln 2."""
+    fx = _sym(1, m=3)
+    W0, a0 = np.zeros((3, fx["X"].shape[1])), np.zeros(3)
+    Ws, As = flow_ode(W0, a0, fx["X"], fx["y"], fx["alpha"], [1.0, 1000.0])
+    assert np.all(Ws == 0) and np.all(As == 0)

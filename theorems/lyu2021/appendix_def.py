@@ -21,12 +21,13 @@ from verify.numerics.nets import (
 from . import catalogue as cat
 from .appendix_b import on_kink, random_theta
 from .common import (
+    LAMBDA_MU_DISPLAY,
     bbar,
     d_init,
     embed,
     good_embedding,
     lambda0,
-    lambda0_erratum,
+    lambda0_imprecision,
     linear_net,
     mu_tilde,
     norm_M,
@@ -86,27 +87,27 @@ def lemD_1(fx):
     return ev
 
 
+GROWTH_1 = "growth e^{lambda0 t} instead of e^{3 lambda0 t}"
+
+
 @claim("lyu2021.lemD.2", **cat.declared("lemD.2"), **cat.item("lemD.2"), hypotheses=[symmetric, unit_data],
        fixtures=[random(sym_gauss, m=4), random(sym_gauss, m=2, d=5, alpha=0.2), adv(sym_gauss, m=16, label="wide (m = 16)"),
                  adv(sym_gauss, m=1, label="m = 1"), adv(sym_collinear, m=3, alpha=0.95, label="nearly collinear, alpha -> 1"),
                  adv(sym_tinygap, m=2, alpha=0.05, label="margin near 0, alpha -> 0"),
-                 negative(gen_gauss, m=4), negative(sym_gauss, m=4, mutation="growth e^{lambda0 t} instead of e^{3 lambda0 t}")],
-       erratum=erratum(**lambda0_erratum(
+                 negative(gen_gauss, m=4), negative(sym_gauss, m=4, mutation=GROWTH_1),
+                 negative(sym_gauss, m=4, mutation=LAMBDA_MU_DISPLAY)],
+       expected="verified",
+       erratum=erratum(**lambda0_imprecision(
            location="Lemma D.2, App. D (full text l. 2942)",
            printed=r"||theta(t) - phi~(theta0, t)||_M <= (4m||theta0||_M^3/lambda0) exp(3 lambda0 t) for all t <= "
-                   r"(1/lambda0) ln(sqrt(lambda0/4)/(sqrt(m)||theta0||_M)), phi~ the flow of dw~_k/dt = a~_k mu~, "
-                   r"da~_k/dt = <w~_k, mu~>",
-           amended=cat.statement("lemD.2") + r" With $\tilde\phi$ the flow of $M_{\tilde\mu}$, $\tilde\mu = "
-                   r"\frac{1+\alpha}{4}\mu = \nabla G$, and $\lambda_0 = \|\tilde\mu\|$.",
-           summary="with the printed mu~ the 'linear flow' moves twice as fast as the true one: the error is first "
-                   "order in ||theta0||, not cubic, and exceeds the bound by orders of magnitude",
-           second_method="the fitted exponent of the error in sigma (judge_slope): 1 with the printed mu~, 3 with the "
-                         "corrected one",
-           reading_extra=" App. D also defines phi~ as the flow of L~ := l(0) - sum_k a_k G(w_k) with the true G (App. B.1, "
-                         "l. 1463), i.e. of mu~ = grad G = ((1+alpha)/4) mu, with lambda0 still ||mu~|| as printed: the "
-                         "check records that reading too (true_G_reading_max_ratio): it holds (the bound and window "
-                         "with the doubled lambda0 are only looser); what fails is the reading through the printed "
-                         "mu~ = ((1+alpha)/2) mu, the one the displayed linear ODE dw~_k/dt = a~_k mu~ uses.")),
+                   r"(1/lambda0) ln(sqrt(lambda0/4)/(sqrt(m)||theta0||_M)), phi~ the flow of L~ := l(0) - sum_k a_k G(w_k), "
+                   r"i.e. dw~_k/dt = a~_k mu~, da~_k/dt = <w~_k, mu~> with G(w) = <w, mu~>",
+           depends="phi~ is the flow of L~ with the true G (App. D's definition, l. 2897-2905) and lambda0 = max |G| "
+                   "in the bound and window; read through the display (phi~ and lambda0 both from mu~ = ((1+alpha)/2) "
+                   "mu, the control '" + LAMBDA_MU_DISPLAY + "') the linear flow moves twice as fast as the true one, "
+                   "the error is first order in ||theta0|| (fitted exponent ~1, not 3) and exceeds the bound by orders "
+                   "of magnitude (the printed claim judged that way in baseline-quick at 558c112: error/bound 3.0e4 to "
+                   "5.6e4, fitted exponent 1.00, on the three sym.gauss fixtures)")),
        judged_by="accurate flow (rtol 1e-11) vs the linear flow (expm) from sigma thetabar0, sigma in {1e-2, 1e-3, 1e-4}, "
                  "on 40 times in the window: the ratio to the bound must be <= 1 (the proof's constant 4m with |l''| <= 1 "
                  "is pessimistic: measured room is recorded); the order statement (error cubic in ||theta0||) is judged "
@@ -116,20 +117,18 @@ def lemD_1(fx):
 def lemD_2(fx):
     ev = Evidence()
     X, y, al, m = fx["X"], fx["y"], fx["alpha"], fx["m"]
-    lam = lambda0(X, y, al, literal=not fx.amended)
-    mt = mu_tilde(X, y, al, literal=not fx.amended)
+    display = fx.mutated(LAMBDA_MU_DISPLAY)
+    lam = lambda0(X, y, al, literal=display)
+    mt = mu_tilde(X, y, al, literal=display)
     Wb, ab = d_init(fx.rng, 1, m, X.shape[1], fx["c_a"])
-    rate = 1.0 if fx.mutated() else 3.0
+    rate = 1.0 if fx.mutated(GROWTH_1) else 3.0
     sigmas = np.array([1e-2, 1e-3, 1e-4])
     nMs = sigmas * float(norm_M(Wb[0], ab[0]))
     tmaxs = np.log(lam / (4 * m * nMs ** 2)) / (2 * lam)
     if tmaxs[0] <= 0:
         return ev.inconclusive("empty time window for sigma = 1e-2")
     t_common = tmaxs[0]                              # inside every window (they grow as sigma shrinks)
-    # App. D's other reading (printed claim only, recorded, not judged): phi~ is the flow of L~ := l(0) - sum a_k G(w_k)
-    # with the true G, i.e. of grad G = ((1+alpha)/4) mu, while lambda0 keeps its printed value in the bound and window.
-    mt_true = mu_tilde(X, y, al, literal=False)
-    worst, worst_true_g, err_common = -np.inf, -np.inf, []
+    worst, err_common = -np.inf, []
     for s, nM, tmax in zip(sigmas, nMs, tmaxs):
         W0, a0 = s * Wb[0], s * ab[0]
         ts = np.unique(np.concatenate([np.linspace(tmax / 40, tmax, 40), [t_common]]))
@@ -139,17 +138,12 @@ def lemD_2(fx):
             Wl, al_ = linear_flow(W0, a0, mt, t)
             err = float(norm_M(Ws[k] - Wl, As[k] - al_))
             worst = max(worst, err / bound)
-            if not fx.amended:
-                Wt, at_ = linear_flow(W0, a0, mt_true, t)
-                worst_true_g = max(worst_true_g, float(norm_M(Ws[k] - Wt, As[k] - at_)) / bound)
             if t == t_common:
                 err_common.append(err)
     ev.le("max over sigma, t of error / bound", worst, 1.0, rtol=1e-9)
     judge_slope("error at a common time vs sigma (cubic)", sigmas, err_common, predicted=3.0, atol=0.2, evidence=ev,
                 xlabel="sigma", ylabel="||theta - phi~||_M")
     ev.record(max_ratio=worst, lambda0=lam)
-    if not fx.amended:
-        ev.record(true_G_reading_max_ratio=worst_true_g)
     return ev
 
 

@@ -557,7 +557,7 @@ _g7_fixtures = [random(hinted, gap=0.7, n0=4), random(hinted, gap=0.7, n0=4, m=3
 
 @claim("lyu2021.lemG.7", **cat.declared("lemG.7"), **cat.item("lemG.7"), hypotheses=[asmA2], fixtures=_g7_fixtures,
        erratum=erratum(**lambda0_erratum(
-           location="Lemma G.7, App. G.3.2 (full text l. 7647)", cone=True,
+           location="Lemma G.7, App. G.3.2 (full text l. 7647)",
            printed=r"||theta(t) - phi~(theta(T0), t - T0)||_M <= (4m||theta(T0)||_M^3/lambda0+) exp(3 lambda0+ (t - T0)), "
                    r"phi~ the flow of dw~_k/dt = a~_k mu+, da~_k/dt = <w~_k, mu+> (a_k > 0; mu- for a_k < 0)",
            amended=r"For balanced $\theta(T_0)$ with $a_kw_k \in C_{\delta/3}$: $\|\theta(t) - \tilde\phi(\theta(T_0), t - "
@@ -617,7 +617,7 @@ NO_DECAY = "|bbar_k(sigma)| in [Abar, Bbar] for every neuron (no sigma^kappa dec
                  adv(g4_start, alpha=0.9, label="alpha -> 1"), adv(g4_start, m=2, n0=12, gap=0.05, label="hinted, n0 = 12"),
                  negative(g4_start, small_h=True), negative(g4_start, mutation=NO_DECAY)],
        erratum=erratum(**lambda0_erratum(
-           location="Lemma G.5, App. G.3 (full text l. 7133)", cone=True,
+           location="Lemma G.5, App. G.3 (full text l. 7133)",
            printed=r"T1(sigma, r) := (1/lambda0+) ln(r/(sqrt(m) sigma)); at T0 + T1(sigma, r): w_k = r bbar_k(sigma) mubar+ + "
                    r"Delta w_k, a_k = r bbar_k(sigma) + Delta a_k (abar_k > 0), r^(1-kappa) bbar_k(sigma)(mubar-, 1) + Delta "
                    r"(abar_k < 0), ||Delta theta||_M <= C2 r^3; |bbar_k(sigma)| in [Abar, Bbar] (abar_k > 0), in "
@@ -717,7 +717,7 @@ def lemG_5(fx):
                  negative(g4_start, small_h=True),
                  negative(g4_start, mutation="T12 without T0 (the sigma-free alignment time dropped)")],
        erratum=erratum(**lambda0_erratum(
-           location="Lemma G.8, App. G.4 (full text l. 8460)", cone=True,
+           location="Lemma G.8, App. G.4 (full text l. 8460)",
            printed=r"T12(sigma) := T0 + (1/lambda0+) ln(1/(sqrt(m) sigma)), T2(r) := (1/lambda0+) ln(1/r); theta~(t) := "
                    r"lim_{r->0} phi(r theta^, T2(r) + t) != 0 (67); lim_j theta_j(T12(sigma_j) + t) = pi_bhat(theta~(t)) (68)",
            amended=cat.statement("lemG.8") + r" With $\lambda_0^+ = \|\mu_+\|/2$ in $T_{12}$ and $T_2$.",

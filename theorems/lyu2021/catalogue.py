@@ -334,16 +334,19 @@ FIDELITY: dict[str, tuple[str, str]] = {
                     "A.6 (non-branching) assumed"),
     "thm6.2.suboptimal": ("faithful", ""),
     "thmA.7": ("faithful", ""),
-    "thmG.12": ("partial", "one sequence sigma_j = sigma {1, 1e-2, 1e-4} (rerun to 1e-20, 1e-40 where the "
-                    "proof's event fails), not every sequence sigma_j -> 0"),
-    "thmA.10": ("faithful", ""),
+    "thmG.12": ("partial", "one sequence sigma_j = sigma {1, 1e-2, 1e-4} (a seed whose proof event holds but "
+                           "that has not succeeded there is rerun at 1e-20 and 1e-40), not every sequence sigma_j -> 0"),
+    "thmA.10": ("partial", "the d = 2 label-flipped hinted family only (alpha in {0.5, 0.8}, m = 2; m = 1 outside quick, "
+                           "n0 = 4, gap 0.7): the amended claim there, a satisfiability witness for its hypotheses, not "
+                           "every data set meeting them; the mirrored A.6 is assumed, not verified; the printed claim is "
+                           "vacuous everywhere by a closed form"),
     "asmA.9": ("faithful", ""),
     "exp.J": ("partial", "a reduced size (n in {10, 20, 40}, not 10..100) with the unstated settings chosen "
                          "(translation 0.1, alpha = 1/2, step schedule), finite horizons; the SVM is the hard-margin one "
                          "with the bias coordinate"),
     "lemA.4": ("partial", "(w+/sqrt2, 1/sqrt2) is a KKT direction with margin gamma+/2; that it is the only "
-                    "one with a_1 >= 0 is probed by 100 other separators and margin ascent, not "
-                    "proved"),
+                    "one with a_1 >= 0 is probed by 100 other separators and 200 random balanced one-neuron "
+                    "directions (no margin ascent), not proved"),
     "thmG.9": ("faithful", ""),
     "lemG.1": ("partial", "A.1 => A.2 where some candidate direction witnesses A.1 (a search; data where "
                     "A.1 holds unwitnessed are not tested)"),
@@ -631,15 +634,10 @@ CANNOT_FAIL: dict[str, str] = {
               "refuted",
     "lemF.8": "as lemF.6: the late phase is the statement's domain; the mutated control is refuted",
     "thmF.9": "as lemF.6: the late phase is the statement's domain; the mutated control is refuted",
-    "thm3.1": "its hypothesis L(theta0) < ln2/n cannot be broken with a flow that reaches the late "
-              "phase (theta0 = 0 and a negative-margin start give no trajectory to judge); the "
-              "'global max margin' overclaim is refuted",
     "thm4.3": "off Asm 4.1 (gen.allpos_sv) the probe ends undecided (most seeds do not settle within "
               "the horizons); the constant, exponent and bad-bbar controls are refuted",
     "cor4.4": "off Asm 4.1 (sym.broken) the probe ends undecided (39 of 48 seeds do not settle); the "
               "exponent and bad-bbar controls are refuted",
-    "thm5.6": "a local statement around a maximiser with no hypothesis the check can break (every "
-              "start is eps0-close); the mutated control is refuted",
     "thm6.2.suboptimal": "a property of the hinted construction (K > 2 eps/(1-alpha)); its controls claim the "
                          "opposite and are refuted",
     "thmG.11": "a local maximality on the hinted data under A.5; the directed perturbation control is "
@@ -684,25 +682,6 @@ def item(key: str) -> dict:
     return {"kind": kind(key), "statement": statement(key), "title": title(key), "uses": uses(key)}
 
 
-DEFERRED_REASON = ("checkable in principle (spec §3, class {cls}) but not implemented in this version of the harness; "
-                   "{plan}")
-
-DEFERRED: dict[str, tuple[str, str]] = {
-    "lemE.8": ("A", "covered in substance by lem5.4 (limits for lambda0 t in {-2, 0, 2}), not judged separately"),
-    "lemE.9": ("A", "extension of the lem5.4 series past t0; non-branching assumed (Asm 4.6)"),
-    "lemF.6": ("P", "needs the radial/tangential min-norm Clarke decomposition of d gamma~/dt along I1 trajectories"),
-    "lemF.8": ("A", "beta(t_j) -> 1 along a sequence: a prototype evaluating beta at normalised-GD snapshots gave "
-                    "non-monotone values (0.25, 0.33, 0.20, 0.17 on a gen.gauss run) because single iterates jitter at large "
-                    "margins; an existence-of-a-sequence statement needs a dense GF record"),
-    "thmF.9": ("A", "proxy ||theta|| ||grad gamma~|| -> 0: a prototype gave 4.6e-3, 8.5e-4 then non-monotone values along "
-                    "normalised-GD snapshots (iterate jitter); needs an accurate late-phase flow"),
-    "lemG.4": ("T+A", "sigma-free entry time T0 into s_k C_{delta/3} for balanced small inits"),
-    "lemG.5": ("T", "non-symmetric Phase-I decomposition with lambda0+ = ||mu+||/2 (E1')"),
-    "lemG.8": ("A", "the negative-neuron mass decays like sigma^(2 kappa); the one-neuron limit is covered by thmA.7"),
-    "thmG.12": ("A+S", "covered by the thmA.7 runs (small sigma), not judged as a subsequence statement"),
-}
-
-
 def register_remaining() -> None:
     """Register every catalogue item that no claim module registered, as not checkable with its reason."""
     for key in ITEMS:
@@ -711,9 +690,6 @@ def register_remaining() -> None:
             continue
         if key in NOT_CHECKABLE:
             reason = NOT_CHECKABLE[key]
-        elif key in DEFERRED:
-            cls, plan = DEFERRED[key]
-            reason = DEFERRED_REASON.format(cls=cls, plan=plan)
         else:
             reason = "checkable in principle (see spec §3) but not implemented in this version of the harness"
         not_checkable(cid, reason=reason, **item(key))
