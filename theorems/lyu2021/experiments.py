@@ -507,7 +507,7 @@ def _fig2(fx, target_override=None):
 # App. J (Table 1 and Figure 4) at a reduced size: non-symmetric Gaussian data in d = 50
 
 
-@family("lyu.appJ")
+@family("lyu.appJ", space={"n": integer(10, 40), "shift": real(0.02, 0.3), "alpha": real(0.1, 0.9)})
 def app_j(rng, d=50, n=20, shift=0.1, bias=0.1, alpha=0.5, m=100, n_test=10000):
     """App. J's data: n points from N(0, I_d) labelled by a hyperplane through 0 (here e_1), translated by ``shift``
     along e_1 away from it; the bias as an extra coordinate of value ``bias`` (the paper's 0.1); ``n_test`` test points

@@ -6,7 +6,18 @@ from __future__ import annotations
 import numpy as np
 
 from fixtures.lyu2021 import gen_gauss, hinted, hinted_small_h, sym_gauss
-from verify import Evidence, claim, erratum, family, hypothesis, judge_binomial, negative, random
+from verify import (
+    Evidence,
+    claim,
+    erratum,
+    family,
+    hypothesis,
+    integer,
+    judge_binomial,
+    negative,
+    random,
+    real,
+)
 from verify import adversarial as adv
 from verify.claims import declare_amended
 from verify.numerics.global_margin import global_margin_oracle
@@ -54,7 +65,8 @@ asmA5 = hypothesis("Asm A.5 (via the all-negative oracle of Lemma G.10, d = 2)",
 # Theorem 6.2 / A.7 / A.10: balanced small initialisation on non-symmetric data
 
 
-@family("lyu.hinted.flipped")
+@family("lyu.hinted.flipped", space={"d": integer(2, 4), "n0": integer(4, 12), "alpha": real(0.1, 0.9),
+                                     "gap": real(0.2, 0.9)})
 def hinted_flipped(rng, d=2, n0=4, alpha=0.5, gap=0.7, m=2, sigma=1e-8):
     """The hinted data with labels flipped (Asm A.8 holds): the reversed case of App. A.3."""
     fx = hinted.build(rng, d=d, n0=n0, alpha=alpha, gap=gap, m=m, sigma=sigma)
