@@ -39,17 +39,6 @@ def _quantities(recs):
     return res["evidence"]["quantities"]
 
 
-@pytest.fixture(scope="module")
-def dask_scheduler():
-    distributed = pytest.importorskip("distributed", reason="the dask extra is not installed")
-    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                       dashboard_address=None)
-    try:
-        yield cluster.scheduler_address
-    finally:
-        cluster.close()
-
-
 EXECUTORS = {"inprocess": ["--executor", "inprocess"], "pool": ["--executor", "pool", "--jobs", "2"],
              "dask": ["--executor", "dask"]}
 

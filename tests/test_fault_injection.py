@@ -264,17 +264,6 @@ def test_6_diff_reports_lost_results_and_differing_runs(finished, tmp_path, caps
 
 # ---- cases 5, 7 and 8: a NaN, a value JSON cannot store, SystemExit, a swallowed time limit, on every executor
 
-@pytest.fixture(scope="module")
-def dask_scheduler():
-    distributed = pytest.importorskip("distributed", reason="the dask extra is not installed")
-    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                       dashboard_address=None)
-    try:
-        yield cluster.scheduler_address
-    finally:
-        cluster.close()
-
-
 @pytest.mark.parametrize("executor", ["inprocess", "pool", "dask"])
 def test_5_7_8_the_same_verdicts_on_every_executor(tmp_path, executor, request):
     """Case 5: a NaN in a conclusion is an error; case 7: a value JSON cannot store is the same error
