@@ -281,9 +281,12 @@ def test_init_writes_a_file_that_runs_and_update_keeps_encoded_checks(amsthm, tm
     assert r.returncode == 2 and "--update" in r.stderr
 
     run = verify("--no-builtin", "run", out, "--profile", "quick", "--jobs", "1", "--executor", "inprocess",
-                 "--no-report", "--quiet", "--out", tmp_path / "run", cwd=tmp_path)
+                 "--quiet", "--out", tmp_path / "run", cwd=tmp_path)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "draft: 9 not checkable" in run.stdout
+    assert "coverage: 0 of 9 statements of the paper encoded (9 not yet encoded" in run.stdout
+    overview = (tmp_path / "run" / "report.html").read_text().split('id="overview"', 1)[1].split("</section>", 1)[0]
+    assert "0 of 9" in overview and "Not yet encoded (9)" in overview
     assert recorded_coverage(tmp_path / "run") == (0, 9, 9)   # encoded, registered, not yet encoded
 
     # Encode lem2.1: replace its pending call by a check (what a user does with the skeleton).
@@ -308,9 +311,11 @@ def test_init_writes_a_file_that_runs_and_update_keeps_encoded_checks(amsthm, tm
             return ev''')
     out.write_text(text[:start] + encoded + text[end:])
     run = verify("--no-builtin", "run", out, "--profile", "quick", "--jobs", "1", "--executor", "inprocess",
-                 "--no-report", "--quiet", "--out", tmp_path / "run2", cwd=tmp_path)
+                 "--quiet", "--out", tmp_path / "run2", cwd=tmp_path)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "1 verified" in run.stdout and "8 not checkable" in run.stdout
+    overview = (tmp_path / "run2" / "report.html").read_text().split('id="overview"', 1)[1].split("</section>", 1)[0]
+    assert "1 of 9" in overview and "Not yet encoded (8)" in overview
     assert recorded_coverage(tmp_path / "run2") == (1, 9, 8)
 
     # The draft changes: a statement, a name, a new lemma (which renumbers the theorem), and lem2.1's text.

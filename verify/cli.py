@@ -217,8 +217,8 @@ def paper_line(counts: dict) -> str:
         marks.append(f"errata: {counts.get('independent slips', 0)} independent slips, "
                      f"{counts['statements affected']} statements affected")
     if counts.get("numbered statements"):
-        marks.append(f"coverage: {counts.get('numbered encoded', 0)} of {counts['numbered statements']} numbered "
-                     f"statements encoded ({counts.get('numbered not yet encoded', 0)} not yet encoded, "
+        marks.append(f"coverage: {counts.get('numbered encoded', 0)} of {counts['numbered statements']} statements "
+                     f"of the paper encoded ({counts.get('numbered not yet encoded', 0)} not yet encoded, "
                      f"{counts.get('numbered not checkable', 0)} not checkable; "
                      f"{counts.get('numbered verified', 0)} verified)")
     if counts.get(S.UNEXPECTED):

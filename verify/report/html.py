@@ -140,15 +140,25 @@ def overview_html(model: ReportModel) -> str:
                     f'<td class=num data-count=errata title="independent slips (errata without a root) / statements '
                     f'affected (every statement carrying an erratum)">{c.get("independent slips", 0)} / '
                     f"{c.get('statements affected', 0)}</td>"
+                    f'<td class=num data-count=coverage title="the paper’s own statements: numbered, or registered by verify init; '
+                    f'encoded (checkable) of registered; not yet encoded; not checkable; verified">{c.get("numbered encoded", 0)} of '
+                    f'{c.get("numbered statements", 0)}<br><span class="small muted">{c.get("numbered not yet encoded", 0)} '
+                    f'pending · {c.get("numbered not checkable", 0)} not checkable · {c.get("numbered verified", 0)} '
+                    f"verified</span></td>"
                     f"<td class=num>{len(views)}</td><td class=num data-status=unexpected>{off_cell}</td></tr>")
+    pending = sorted(cid for cid, st in statuses.items() if st.get("pending"))
+    pending_html = (f'<p class="small">Not yet encoded ({len(pending)}): '
+                    + ", ".join(fmt.claim_link(cid) for cid in pending) + "</p>") if pending else ""
     return (f'<section id="overview"><h2>Overview</h2><div class="scroll"><table id="overview-table"><tr><th>paper</th>'
             f"{head}<th>{fmt.mark('loose', 'loose')}</th><th>{fmt.mark('cannot-fail', S.CANNOT_FAIL)}</th>"
             "<th>verified, by fidelity</th><th>hypotheses shown necessary / broken</th>"
-            "<th>errata: slips / statements</th><th>total</th><th>not as expected</th></tr>"
-            f"{''.join(rows)}</table></div>"
-            '<p class="small muted">“verified” counts every verified claim; “fully verified” those whose '
-            f"dependencies are all verified too; “loose”: verified claims whose tightest comparison had more than "
-            f"{S.LOOSE_ROOM:g}× room (a constant wrong by that factor would pass too); “cannot fail here”: the printed "
+            "<th>errata: slips / statements</th><th>coverage: statements of the paper encoded</th><th>total</th>"
+            "<th>not as expected</th></tr>"
+            f"{''.join(rows)}</table></div>{pending_html}"
+            '<p class="small muted">“verified” counts every verified claim; “fully verified” those declared '
+            f"faithful, without the mark “cannot fail here”, whose dependencies are all fully verified too; “loose”: verified claims with a conclusion on a printed bound or "
+            f"constant that had more than {S.LOOSE_ROOM:g}× room on every fixture that judged it and no rate check "
+            "pinning its exponent (a constant wrong by that factor would pass too); “cannot fail here”: the printed "
             "conclusion held on every fixture and every probe of the run; “unguarded”: no negative "
             "control that the check refutes. Errata: independent slips (errata with no root) / statements affected. "
             "Fidelity: faithful (the printed statement), proxy (a stand-in), partial "
