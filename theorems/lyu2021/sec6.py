@@ -238,7 +238,8 @@ def thm6_2_suboptimal(fx):
     return ev
 
 
-@claim("lyu2021.thmA.7", **cat.declared("thmA.7"), **cat.item("thmA.7"), hypotheses=[separable, asmA2, asmA3, asmA5],
+@claim("lyu2021.thmA.7", **cat.declared("thmA.7"), **cat.item("thmA.7"), reproducible={"rtol": 5e-3, "atol": 1e-9},
+       hypotheses=[separable, asmA2, asmA3, asmA5],
        fixtures=[random(hinted, gap=0.7, n0=4, m=2, sigma=1e-8),
                  random(hinted, gap=0.7, n0=4, m=3, sigma=1e-8, alpha=0.3, profiles=("standard", "thorough")),
                  adv(hinted, gap=0.5, n0=6, m=1, sigma=1e-8), negative(hinted_small_h, gap=0.7, n0=4, sigma=1e-8),

@@ -277,7 +277,7 @@ polynomial_tail = hypothesis("polynomially tailed loss, -l'(m) ~ 1/(4 m^2)",
                              description="the loss (sqrt(1 + m^2) - m)/2 of the counterexample")
 
 
-@claim("phuong2021.i3.heavy_tail", kind="claim", title="I3's counterexample: the polynomial tail's limit directions",
+@claim("phuong2021.i3.heavy_tail", reproducible={"rtol": 1e-3, "atol": 1e-6}, kind="claim", title="I3's counterexample: the polynomial tail's limit directions",
        statement=r"Under $\ell(m) = (\sqrt{1+m^2}-m)/2$ (every printed condition of I3, a polynomial tail) each neuron "
                  r"group of Theorem 1's setting converges to the minimiser $b_\pm$ of $\sum_{i} 1/(b^\top x_i)$ over "
                  r"the unit ball (its class's examples), not to $w_\pm$.",
@@ -477,7 +477,7 @@ def _early_structure(fx, lam):
     return int(g["other"].size), (1.0 - min(cos)) if cos else 0.0, float(np.max(np.abs(net(a, W, X))))
 
 
-@claim("phuong2021.i4.init", kind="remark", title="I4 (init part): without a near-zero init the neurons do not cluster",
+@claim("phuong2021.i4.init", reproducible={"rtol": 1e-4, "atol": 1e-12}, kind="remark", title="I4 (init part): without a near-zero init the neurons do not cluster",
        fidelity="faithful",
        no_room="yes/no group membership at one time",
        statement=r"'Near-zero initialisation grants neurons high directional mobility early in training, allowing them "

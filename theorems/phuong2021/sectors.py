@@ -257,7 +257,7 @@ LEMA1_TOL = 1e-6    # the search's accuracy (residuals 1e-9 .. 1.4e-8 measured),
                     # a non-extremal direction (0.14)
 
 
-@claim("phuong2021.lemA.1", kind="lemma", title="Lemma A.1 (g(w) = C w at extremal directions)",
+@claim("phuong2021.lemA.1", reproducible="verdict", kind="lemma", title="Lemma A.1 (g(w) = C w at extremal directions)",
        statement=r"If $w\in\mathbb S^{d-1}$ is an extremal direction then $g(w)=Cw$ for some constant $C$, "
                  r"$g(w) = -\sum_i \ell_i'(0) 1\{w^\top x_i>0\} P_w x_i$ (eq. (31)).",
        uses=["phuong2021.def2"], hypotheses=[fixture_direction_extremal],
