@@ -129,7 +129,8 @@ def lem2(fx):
             alpha = sgn * (np.maximum(V @ X[Z].T, 0.0) @ c[Z])   # first-order change along v (v ⟂ s)
             ev.le(f"{name}: first-order change of {'' if sgn > 0 else '-'}G off the face is <= 0", float(alpha.max()),
                   0.0, atol=1e-12)
-            ev.ge(f"{name}: {'' if sgn > 0 else '-'}G(w*) > 0 (second-order strictness)", sgn * G0, 1e-12, rtol=0.0)
+            ev.ge(f"{name}: {'' if sgn > 0 else '-'}G(w*) > 0 (second-order strictness)", sgn * G0, 1e-12, rtol=0.0,
+                  room=None)  # a sign (strictly positive), not a printed constant: no room
     U = np.vstack([sphere_samples(rng, 20000, d), X / np.linalg.norm(X, axis=1, keepdims=True),
                    -X / np.linalg.norm(X, axis=1, keepdims=True)])
     Gs = potential(X, c, U)
