@@ -18,7 +18,7 @@ import functools
 import numpy as np
 
 from fixtures.min2024 import assumption1_statistics, real_digits, toy2d, two_point
-from verify import Evidence, adversarial, claim, hypothesis, negative, random
+from verify import Evidence, adversarial, claim, clopper_pearson, hypothesis, negative, random
 from verify.numerics.flow import gd_steps
 from verify.numerics.nets import forward, gradient, loss_value
 
@@ -217,10 +217,10 @@ FIT_FIRST = "the fitting starts before the alignment (the opposite order)"
 DIGIT_PAIRS = ("0 vs 1: Fig. 5; 3 vs 8 and 1 vs 7: Figs. 10-11 (App. A.4)")
 # A 3-vs-8 seed found by a thorough run (task 2.2 of `verify run min2024.exp.fig5 --profile thorough`, seed 0) on
 # which the paper's literal every-neuron band reaches 0.9 only at iteration 29000, after the fitting onset (27750).
-# It was pinned after it failed, so exp.fig5 has no fixture of its own for it (its seeds are fixed by the profile in
-# advance; with run seed 0 the thorough profile draws this fixture seed again as its third 3-vs-8 seed, where that
-# init is the first of the 8 runs: 7 of 8 band-first); it stays a fixture of the derived exp.fig5.kept_sign, whose
-# records note the literal band there.
+# It was pinned after it failed, so exp.fig5 (the typical-run reading, seeds fixed by the profile) has no fixture of
+# its own for it (with run seed 0 the thorough profile draws this fixture seed again as its third 3-vs-8 seed, where
+# that init is the first of the 8 runs: 7 of 8 band-first). It is a fixture of the two derived claims: the
+# every-run reading exp.fig5.every_run, whose counterexample it is, and exp.fig5.kept_sign.
 BAND_FAILS_SEED = 632881569808031520
 SMALL_INIT_STD = 1e-3
 # GD runs per positive fixture, each from its own init drawn from the fixture's seed (fixed before the run by the
@@ -261,11 +261,29 @@ def _runs(fx) -> list[tuple[np.ndarray, np.ndarray]]:
     return inits
 
 
-def _fig5(fx, literal: bool) -> Evidence:
+def _same_time_half_step(fx, ev: Evidence, W0, v0, it_fit: float) -> None:
+    """Second method for a run whose literal band comes after the fitting onset: the same init with half the step
+    for twice the steps (the same gradient-flow time), so a late band that is an artefact of the step size shows."""
+    its, Ws, vs = _gd_record(fx["X"], fx["y"], W0, v0, LR / 2, 2 * fx["steps"], 500, reduction="mean")
+    _, mincos_all, *_rest, L, _sr, _top = _alignment_and_fit(fx["X"], fx["y"], Ws, vs)
+    dropped = L < 0.9 * L[0]
+    k_fit = int(np.argmax(dropped)) if dropped.any() else len(L) - 1
+    k_align = int(np.argmax(mincos_all >= 0.9)) if (mincos_all >= 0.9).any() else len(L) - 1
+    # iterations at step LR/2 counted in steps of LR (the same flow time)
+    ev.record(half_step_it_align=float(its[k_align]) / 2, half_step_it_fit=float(its[k_fit]) / 2,
+              half_step_band_at_fit=float(mincos_all[k_fit]))
+    ev.note(f"step halved, twice the steps (the same flow time; iterations counted at step {LR:g}): band 0.9 at "
+            f"{its[k_align] / 2:g}, fitting onset {its[k_fit] / 2:g} (step {LR:g}: onset {it_fit:g}), band "
+            f"{float(mincos_all[k_fit]):.3f} at the onset")
+
+
+def _fig5(fx, reading: str) -> Evidence:
     """Alignment before the fitting onset, the loss drop and the stable rank over the fixture's GD runs.
-    ``literal``: the alignment is the paper's band, min over every neuron of cos(w_j, x_sign(v_j(t))) (V+-(t) by the
+    ``reading``: "typical" is the paper's band, min over every neuron of cos(w_j, x_sign(v_j(t))) (V+-(t) by the
     current sign of v_j, Sec. 4), judged as a frequency (>= half of the runs: the printed figure is one run shown as
-    typical); otherwise the derived rule over the neurons whose v_j kept the sign of v_j(0), in every run."""
+    typical); "every_run" is the same band required in every run; "kept_sign" the derived rule over the neurons
+    whose v_j kept the sign of v_j(0), in every run."""
+    literal = reading != "kept_sign"
     ev = Evidence()
     X, y = fx["X"], fx["y"]
     _digit_statistics(fx, ev)
@@ -288,20 +306,23 @@ def _fig5(fx, literal: bool) -> Evidence:
                      "every_neuron_mincos_at_fit": float(mincos_all[k_fit]), "sign_flipped_at_fit": int(flipped[k_fit]),
                      "sign_flipped_norm_share_at_fit": float(flipped_share[k_fit]), "final_loss": float(L[-1]),
                      "final_stable_rank": float(sr[-1])})
-        if not literal and late_all and fx.kind != "negative":
+        if late_all and fx.kind != "negative":
             ev.note(f"the paper's literal every-neuron band is {float(mincos_all[k_fit]):.3f} at the fitting onset "
                     f"(iteration {int(its[k_fit])}) on this run: {int(flipped[k_fit])} neurons changed the sign of v_j "
-                    f"({flipped_share[k_fit]:.2g} of ||W||_F^2); recorded, not judged here (exp.fig5 judges the literal "
-                    "band over seeds fixed by the profile)")
+                    f"({flipped_share[k_fit]:.2g} of ||W||_F^2)")
+            if reading == "every_run":
+                _same_time_half_step(fx, ev, W0, v0, float(its[k_fit]))
     first = np.array(first)
     detail = "; ".join(details)
     if fx.mutated(FIT_FIRST):
         ev.forall(f"every run: fitting onset (10% loss drop) before the alignment (min cos >= 0.9 over {which})",
                   ~first, relation="true", detail=detail)
-    elif literal:
+    elif reading == "typical":
+        lo, hi = clopper_pearson(int(first.sum()), int(first.size))
         ev.ge(f"share of runs with the alignment (min cos >= 0.9 over {which}) before the fitting onset (10% loss "
               "drop); printed: the typical run (>= 1/2)", float(first.mean()), 0.5, rtol=0.0, room=None,
-              detail=f"{int(first.sum())}/{first.size} runs: {detail}")
+              detail=f"{int(first.sum())}/{first.size} runs (95% Clopper-Pearson {lo:.2f}-{hi:.2f}): {detail}")
+        ev.record(band_first_share_ci95=[lo, hi])
     else:
         ev.forall(f"every run: alignment (min cos >= 0.9 over {which}) before the fitting onset (10% loss drop)",
                   first, relation="true", detail=detail)
@@ -333,14 +354,39 @@ def _fig5(fx, literal: bool) -> Evidence:
        "printed figure is one run, shown as typical: a frequency reading, since a single unbalanced init can "
        "flip the order; the 0.9 and 10% thresholds are the harness's, fixed before the data), the loss drops in "
        "every run, the final stable rank is < 2 (printed) and <= 1.1 (the harness's reading of 'almost 1': a "
-       "threshold, no room) in every run. A 3-vs-8 seed found late on a thorough run (band 0.789 at the fitting "
-       "onset, 0.9 at 29000 vs onset 27750) was pinned after it failed: it has no fixture here (thorough at run seed 0 "
-       "draws it again as one of its pre-fixed 3-vs-8 seeds: 7 of 8 runs band-first), its band is recorded by "
-       "exp.fig5.kept_sign. Assumption 1 fails on every pair (mu and the fraction of violating pairs "
+       "threshold, no room) in every run; the share's 95% Clopper-Pearson interval is recorded. How this reading "
+       "came about, so that the reader can weigh it: the frequency reading was chosen after the every-run reading "
+       "had failed on one 3-vs-8 seed of a thorough run (band 0.789 at the fitting onset, 0.9 at 29000 vs onset "
+       "27750); the every-run reading is judged beside it as the derived exp.fig5.every_run, with that seed pinned "
+       "as its counterexample (no fixture here: thorough at run seed 0 draws it again as one of its pre-fixed 3-vs-8 "
+       "seeds, 7 of 8 runs band-first). Assumption 1 fails on every pair (mu and the fraction of violating pairs "
        "are recorded): Theorem 1 is vacuous, the experiment is evidence beyond it; the large-init control "
        "(alpha = 0.1) breaks the small-init setting")
 def fig5(fx):
-    return _fig5(fx, literal=True)
+    return _fig5(fx, "typical")
+
+
+@claim("min2024.exp.fig5.every_run", kind="experiment", timeout_s=1200,
+       title="Figs. 5, 10, 11 read as every run: the literal band before the fitting onset in each run (derived)",
+       statement=r"As exp.fig5, read as a statement about every run from a small init: in each run every neuron aligns "
+       r"with $x_{\mathrm{sign}(v_j(t))}$ (min cosine $\ge 0.9$) before the loss drops.", hypotheses=[SMALL_INIT],
+       uses=["min2024.thm1.a", "min2024.thm1.e"],
+       derived="the universal reading of a figure that shows one run; the paper claims a typical run (exp.fig5), "
+       "and its Remark 1 says the experiments use an unbalanced init, outside the balanced theory, where a neuron "
+       "may change the sign of v_j and align late",
+       fixtures=FIG5_FIXTURES + [PINNED_3V8], fidelity="proxy",
+       fidelity_note=FIG5_DATA + "; the literal band required in every run",
+       expected="refuted",
+       expected_reason="on the pinned 3-vs-8 seed (substitute 8x8 digits, not MNIST) the literal band reaches 0.9 "
+       "at iteration 29000, after the fitting onset at 27750 (8 neurons changed the sign of v_j, 0.095 of "
+       "||W||_F^2); the run with half the step for twice the steps (the same flow time) is recorded beside it. "
+       "A counterexample to the harness's universal reading, not an erratum of the paper: the figure claims a "
+       "typical run (exp.fig5: 23 of 24 thorough 3-vs-8 runs band-first)",
+       judged_by="as exp.fig5, the paper's literal band (min cos >= 0.9 over every neuron, V+-(t) by the current sign "
+       "of v_j) before the fitting onset (10% loss drop) in every run, the pinned 3-vs-8 seed included; a run whose "
+       "band is late is rerun with half the step for twice the steps and recorded")
+def fig5_every_run(fx):
+    return _fig5(fx, "every_run")
 
 
 @claim("min2024.exp.fig5.kept_sign", kind="experiment", timeout_s=1200,
@@ -359,7 +405,7 @@ def fig5(fx):
        judged_by="as exp.fig5, the band over the neurons whose v_j kept the sign of v_j(0), in every run (not a "
        "frequency), the pinned 3-vs-8 seed included")
 def fig5_kept_sign(fx):
-    return _fig5(fx, literal=False)
+    return _fig5(fx, "kept_sign")
 
 
 NO_ALIGNMENT_PHASE = "aligned already at initialisation (no alignment phase)"
