@@ -280,25 +280,32 @@ def _layer7_os(fx, pre: bool) -> Evidence:
     return ev
 
 
+# Adam epochs for the OS claims: 3 mini-batches of 128 per epoch on a digit pair (~360 images), so 1700 epochs are
+# ~5100 steps, the paper's training length (~5000): at exp.mnist's 150 steps a refutation would be open to "the
+# stand-in was not trained long enough"
+OS_EPOCHS = 1700
 _MNIST_OS_FIDELITY = ("an offline analogue of App. D stands in for the MNIST experiment (scikit-learn's 8x8 digits, an "
-                      "MLP in place of the CNN, 150 Adam steps instead of ~5000)")
+                      "MLP in place of the CNN), trained for ~5100 Adam steps (1700 epochs of 3 mini-batches), the "
+                      "paper's ~5000")
 
 
 @claim("phuong2021.exp.mnist.os", kind="experiment", title="Appendix D (Figure 3): 7th-layer representations OS, on digits",
        statement=r"'Remarkably, the 7th layer representations are orthogonally separable': on the 8x8-digits analogue "
                  r"of App. D, the pre-activations of layer 7 satisfy eq. (1) on every pair of training examples.",
        derived="the harness's transplant of App. D's Figure 3 claim to an offline analogue (scikit-learn's 8x8 "
-               "digits, an MLP in place of the CNN, 150 Adam steps); a failure here is a finding about the analogue, "
+               "digits, an MLP in place of the CNN, ~5100 Adam steps as the paper's ~5000); a failure here is a finding about the analogue, "
                "not an erratum of the paper's MNIST experiment, which could not be rerun offline. Pre-activations: "
                "Fig. 3 shows negative cross-class products at layer 7, impossible for ReLU outputs (>= 0), so the "
                "figure plots pre-activations (the ReLU-output reading is phuong2021.exp.mnist.os.relu)",
        expected="refuted",
        expected_reason="on the analogue the layer-7 pre-activations are not orthogonally separable on any seed or pair "
-                       "tried: 1.5% to 31% of the pairs violate eq. (1); the W_7 low-rank part of App. D does reproduce "
-                       "(phuong2021.exp.mnist)",
+                       "tried: after ~5100 Adam steps (the paper's ~5000) 0.10% to 45% of the pairs violate eq. (1) "
+                       "(thorough, 13 fixtures; 1.5% to 31% after 150 steps, so longer training does not bring it "
+                       "there); the W_7 low-rank part of App. D does reproduce (phuong2021.exp.mnist)",
        uses=["phuong2021.exp.mnist"],
-       fixtures=[random(ph.digits), adversarial(ph.digits, pair=(3, 8), label="digits 3 vs 8"),
-                 negative(ph.digits, mutation=PIXELS_OS)],
+       fixtures=[random(ph.digits, epochs=OS_EPOCHS),
+                 adversarial(ph.digits, pair=(3, 8), label="digits 3 vs 8", epochs=OS_EPOCHS),
+                 negative(ph.digits, mutation=PIXELS_OS, epochs=OS_EPOCHS)],
        fidelity="proxy", fidelity_note=_MNIST_OS_FIDELITY, no_room="yes/no sign conditions on every pair",
        judged_by="exact signs of every z^7(x_i)^T z^7(x_j), i != j, z^7 = W_7 f^6 + b_7 the pre-activations of layer 7 "
                  "(the reading of Fig. 3, whose cross-class products go negative); the ReLU-output fractions are "
@@ -316,11 +323,12 @@ def exp_mnist_os(fx):
                "so every cross-class product is >= 0 by construction and eq. (1) there demands exact zeros (disjoint "
                "active units per class), the J_+/J_- split of the theory; the analogue's transplant as above",
        expected="refuted",
-       expected_reason="4% to 50% of the pairs violate eq. (1) on the analogue (cross-class pairs with a shared active "
-                       "unit)",
+       expected_reason="2.8% to 50% of the pairs violate eq. (1) on the analogue after ~5100 Adam steps (thorough, 13 "
+                       "fixtures; cross-class pairs with a shared active unit)",
        uses=["phuong2021.exp.mnist"],
-       fixtures=[random(ph.digits), adversarial(ph.digits, pair=(3, 8), label="digits 3 vs 8"),
-                 negative(ph.digits, mutation=PIXELS_OS)],
+       fixtures=[random(ph.digits, epochs=OS_EPOCHS),
+                 adversarial(ph.digits, pair=(3, 8), label="digits 3 vs 8", epochs=OS_EPOCHS),
+                 negative(ph.digits, mutation=PIXELS_OS, epochs=OS_EPOCHS)],
        fidelity="proxy", fidelity_note=_MNIST_OS_FIDELITY, no_room="yes/no sign conditions on every pair",
        judged_by="exact signs of every f^7(x_i)^T f^7(x_j), i != j (f^7 the ReLU output of layer 7). " + MNIST_DIFFERENCES,
        timeout_s=300)
