@@ -18,7 +18,7 @@ import functools
 import numpy as np
 
 from fixtures.min2024 import assumption1_statistics, real_digits, toy2d, two_point
-from verify import Evidence, adversarial, claim, clopper_pearson, hypothesis, negative, random
+from verify import Evidence, adversarial, claim, clopper_pearson, erratum, hypothesis, negative, random
 from verify.numerics.flow import gd_steps
 from verify.numerics.nets import forward, gradient, loss_value
 
@@ -217,10 +217,9 @@ FIT_FIRST = "the fitting starts before the alignment (the opposite order)"
 DIGIT_PAIRS = ("0 vs 1: Fig. 5; 3 vs 8 and 1 vs 7: Figs. 10-11 (App. A.4)")
 # A 3-vs-8 seed found by a thorough run (task 2.2 of `verify run min2024.exp.fig5 --profile thorough`, seed 0) on
 # which the paper's literal every-neuron band reaches 0.9 only at iteration 29000, after the fitting onset (27750).
-# It was pinned after it failed, so exp.fig5 (the typical-run reading, seeds fixed by the profile) has no fixture of
-# its own for it (with run seed 0 the thorough profile draws this fixture seed again as its third 3-vs-8 seed, where
-# that init is the first of the 8 runs: 7 of 8 band-first). It is a fixture of the two derived claims: the
-# every-run reading exp.fig5.every_run, whose counterexample it is, and exp.fig5.kept_sign.
+# With run seed 0 the thorough profile draws this fixture seed as its third 3-vs-8 seed (its first of 8 runs fails);
+# it is pinned in every profile as a fixture of exp.fig5 (whose counterexample it is) and of exp.fig5.kept_sign, not
+# of the derived exp.fig5.typical (whose seeds are fixed by the profile).
 BAND_FAILS_SEED = 632881569808031520
 SMALL_INIT_STD = 1e-3
 # GD runs per positive fixture, each from its own init drawn from the fixture's seed (fixed before the run by the
@@ -289,7 +288,7 @@ def _fig5(fx, reading: str) -> Evidence:
     _digit_statistics(fx, ev)
     which = "every neuron, V+-(t) by the current sign of v_j" if literal else "neurons that kept the sign of v_j(0)"
     first, details, rows = [], [], []
-    sr_last, dropped_any = [], []
+    sr_last, dropped_any, grows = [], [], []
     for W0, v0 in _runs(fx):
         its, Ws, vs = _gd_record(X, y, W0, v0, LR, fx["steps"], 250, reduction="mean")
         mincos, mincos_all, flipped, flipped_share, L, sr, top = _alignment_and_fit(X, y, Ws, vs)
@@ -301,6 +300,7 @@ def _fig5(fx, reading: str) -> Evidence:
         details.append(f"align {its[k_align]} / fit {its[k_fit]}")
         sr_last.append(float(sr[-1]))
         dropped_any.append(bool(dropped.any()))
+        grows.append(bool(top[-1] > top[k_fit]))
         late_all = mincos_all[k_fit] < 0.9 and k_fit > 0
         rows.append({"it_align": int(its[k_align]), "it_fit": int(its[k_fit]), "mincos_at_fit": float(band[k_fit]),
                      "every_neuron_mincos_at_fit": float(mincos_all[k_fit]), "sign_flipped_at_fit": int(flipped[k_fit]),
@@ -314,19 +314,24 @@ def _fig5(fx, reading: str) -> Evidence:
                 _same_time_half_step(fx, ev, W0, v0, float(its[k_fit]))
     first = np.array(first)
     detail = "; ".join(details)
-    if fx.mutated(FIT_FIRST):
+    if reading == "typical":
+        lo, hi = clopper_pearson(int(first.sum()), int(first.size))
+        share = f"share of runs with the alignment (min cos >= 0.9 over {which}) before the fitting onset (10% loss drop)"
+        cp = f"{int(first.sum())}/{first.size} runs (95% Clopper-Pearson {lo:.2f}-{hi:.2f}): {detail}"
+        if fx.mutated(FIT_FIRST):
+            ev.le(share + "; mutated: the fitting first in the typical run (<= 1/2)", float(first.mean()), 0.5,
+                  rtol=0.0, room=None, detail=cp)
+        else:
+            ev.ge(share + "; the typical run (>= 1/2)", float(first.mean()), 0.5, rtol=0.0, room=None, detail=cp)
+        ev.record(band_first_share_ci95=[lo, hi])
+    elif fx.mutated(FIT_FIRST):
         ev.forall(f"every run: fitting onset (10% loss drop) before the alignment (min cos >= 0.9 over {which})",
                   ~first, relation="true", detail=detail)
-    elif reading == "typical":
-        lo, hi = clopper_pearson(int(first.sum()), int(first.size))
-        ev.ge(f"share of runs with the alignment (min cos >= 0.9 over {which}) before the fitting onset (10% loss "
-              "drop); printed: the typical run (>= 1/2)", float(first.mean()), 0.5, rtol=0.0, room=None,
-              detail=f"{int(first.sum())}/{first.size} runs (95% Clopper-Pearson {lo:.2f}-{hi:.2f}): {detail}")
-        ev.record(band_first_share_ci95=[lo, hi])
     else:
         ev.forall(f"every run: alignment (min cos >= 0.9 over {which}) before the fitting onset (10% loss drop)",
                   first, relation="true", detail=detail)
     ev.forall("every run: the loss drops by 10% before the end", np.array(dropped_any), relation="true")
+    ev.forall("every run: ||W||_2^2 grows from the fitting onset to the end", np.array(grows), relation="true")
     ev.le("max over runs of the final stable rank < 2 (printed)", max(sr_last), 2.0, rtol=0.0)
     ev.le("max over runs of the final stable rank <= 1.1 ('almost 1')", max(sr_last), 1.1, rtol=0.0, room=None)
     ev.record(runs=len(rows), band_first=first, per_run=rows, it_align=rows[0]["it_align"], it_fit=rows[0]["it_fit"],
@@ -338,55 +343,68 @@ def _fig5(fx, reading: str) -> Evidence:
     return ev
 
 
+FIG5_STATEMENT = (r"Centred two-class digit data, GD from small init: neurons align with $x_\pm$ early (min cosine "
+                  r"near 1 before the loss drops), then $\|W\|_2^2$ grows and the loss decreases; the stable rank "
+                  r"decreases below 2 and is almost 1 (because $\cos(x_+,x_-)\simeq-1$).")
+FIG5_JUDGED = ("GD runs (mean logistic loss, h = 50, alpha = 1e-6, step 2e-3) on real 8x8 digits (" + DIGIT_PAIRS
+               + "), 1 run per fixture in quick, 4 in standard, 8 in thorough, each init drawn from a seed derived from "
+               "the fixture's (fixed by the profile before the run); the 0.9 and 10% thresholds are the harness's, "
+               "fixed before the data; the loss drops by 10% and ||W||_2^2 grows from the fitting onset to the end in "
+               "every run; the final stable rank is < 2 (printed) and <= 1.1 (the harness's reading of 'almost 1': "
+               "a threshold, no room) in every run. Assumption 1 fails on every pair (mu and the fraction of "
+               "violating pairs are recorded): Theorem 1 is vacuous, the experiment is evidence beyond it; the "
+               "large-init control (alpha = 0.1) breaks the small-init setting")
+
+
 @claim("min2024.exp.fig5", kind="experiment", timeout_s=1200,
        title="Figs. 5, 10, 11: two digits, alignment then fitting (real digits)",
-       statement=r"Centred two-class digit data, GD from small init: neurons align with $x_\pm$ early (min cosine near "
-       r"1 before the loss drops), then $\|W\|_2^2$ grows and the loss decreases; the stable rank decreases below 2 "
-       r"and is almost 1 (because $\cos(x_+,x_-)\simeq-1$).", hypotheses=[SMALL_INIT],
+       statement=FIG5_STATEMENT, hypotheses=[SMALL_INIT],
        uses=["min2024.thm1.a", "min2024.thm1.e"],
-       fixtures=FIG5_FIXTURES,
-       fidelity="proxy", fidelity_note=FIG5_DATA + "; the printed figure is one run: the band's order is read as that "
-       "of the typical run (>= half of the runs over seeds fixed by the profile)",
-       judged_by="GD runs (mean logistic loss, h = 50, alpha = 1e-6, step 2e-3) on real 8x8 digits (" + DIGIT_PAIRS
-       + "), 1 run per fixture in quick, 4 in standard, 8 in thorough, each init drawn from a seed derived from the "
-       "fixture's (fixed by the profile before the run): the paper's band (min cos >= 0.9 over every neuron, V+-(t) "
-       "by the current sign of v_j) comes before the fitting onset (10% loss drop) in at least half of the runs (the "
-       "printed figure is one run, shown as typical: a frequency reading, since a single unbalanced init can "
-       "flip the order; the 0.9 and 10% thresholds are the harness's, fixed before the data), the loss drops in "
-       "every run, the final stable rank is < 2 (printed) and <= 1.1 (the harness's reading of 'almost 1': a "
-       "threshold, no room) in every run; the share's 95% Clopper-Pearson interval is recorded. How this reading "
-       "came about, so that the reader can weigh it: the frequency reading was chosen after the every-run reading "
-       "had failed on one 3-vs-8 seed of a thorough run (band 0.789 at the fitting onset, 0.9 at 29000 vs onset "
-       "27750); the every-run reading is judged beside it as the derived exp.fig5.every_run, with that seed pinned "
-       "as its counterexample (no fixture here: thorough at run seed 0 draws it again as one of its pre-fixed 3-vs-8 "
-       "seeds, 7 of 8 runs band-first). Assumption 1 fails on every pair (mu and the fraction of violating pairs "
-       "are recorded): Theorem 1 is vacuous, the experiment is evidence beyond it; the large-init control "
-       "(alpha = 0.1) breaks the small-init setting")
+       fixtures=FIG5_FIXTURES + [PINNED_3V8],
+       fidelity="proxy", fidelity_note=FIG5_DATA + "; the paper's band (every neuron, V+-(t) by the current sign of "
+       "v_j) required in every run, the rule fixed before the data",
+       erratum=erratum(
+           kind="experiment not reproduced", location="Sec. 4 (Fig. 5, MNIST 0 vs 1) and App. A.4 (Figs. 10-11, 3 vs "
+           "8 and 1 vs 7)",
+           printed="in the alignment phase all neurons achieve good alignment with x_+ or x_- (the min cosine over "
+           "every neuron near 1) before the loss starts to decrease; then ||W||_2^2 grows and the loss decreases",
+           reading="the figures show single runs and the text states what happens, not what happens typically; "
+           "V+-(t) by the current sign of v_j (Sec. 4); read, before any run, as: in every run from a small init "
+           "the every-neuron band reaches 0.9 before the loss has dropped by 10%",
+           second_method="the failing run repeated with half the step for twice the steps (the same flow time): band "
+           "0.790 at the fitting onset, 0.9 at 29000 against the onset 27750 (step 2e-3: 0.789, the same times); "
+           "this rules out the step size, not the data: no other data or method is available offline",
+           independence="same-method confirmation",
+           summary="not reproduced in every run on substitute data: on one 3-vs-8 run of 24 at thorough (8x8 digits, "
+           "not MNIST; pinned as min.real_digits.3v8.band_late) the every-neuron band reaches 0.9 after the fitting "
+           "onset (0.789 there; 8 neurons changed the sign of v_j, 0.095 of ||W||_F^2); every other run of every "
+           "pair is band-first (standard 16/16; thorough 0 vs 1 16/16 and 8/8 on the whole pair, 1 vs 7 24/24, 3 vs "
+           "8 23/24). A weak finding: one run, substitute data, a sign-flipped neuron outside the balanced theory; "
+           "the typical-run reading (exp.fig5.typical) and the kept-sign band (exp.fig5.kept_sign) hold"),
+       judged_by=FIG5_JUDGED + "; the paper's band (min cos >= 0.9 over every neuron, V+-(t) by the current sign of "
+       "v_j) before the fitting onset (10% loss drop) in every run, the pinned 3-vs-8 seed included (found on a "
+       "thorough run at run seed 0, where it is one of the pre-fixed seeds; pinned so that every profile shows it); "
+       "a run whose band is late is rerun with half the step for twice the steps and recorded")
 def fig5(fx):
-    return _fig5(fx, "typical")
-
-
-@claim("min2024.exp.fig5.every_run", kind="experiment", timeout_s=1200,
-       title="Figs. 5, 10, 11 read as every run: the literal band before the fitting onset in each run (derived)",
-       statement=r"As exp.fig5, read as a statement about every run from a small init: in each run every neuron aligns "
-       r"with $x_{\mathrm{sign}(v_j(t))}$ (min cosine $\ge 0.9$) before the loss drops.", hypotheses=[SMALL_INIT],
-       uses=["min2024.thm1.a", "min2024.thm1.e"],
-       derived="the universal reading of a figure that shows one run; the paper claims a typical run (exp.fig5), "
-       "and its Remark 1 says the experiments use an unbalanced init, outside the balanced theory, where a neuron "
-       "may change the sign of v_j and align late",
-       fixtures=FIG5_FIXTURES + [PINNED_3V8], fidelity="proxy",
-       fidelity_note=FIG5_DATA + "; the literal band required in every run",
-       expected="refuted",
-       expected_reason="on the pinned 3-vs-8 seed (substitute 8x8 digits, not MNIST) the literal band reaches 0.9 "
-       "at iteration 29000, after the fitting onset at 27750 (8 neurons changed the sign of v_j, 0.095 of "
-       "||W||_F^2); the run with half the step for twice the steps (the same flow time) is recorded beside it. "
-       "A counterexample to the harness's universal reading, not an erratum of the paper: the figure claims a "
-       "typical run (exp.fig5: 23 of 24 thorough 3-vs-8 runs band-first)",
-       judged_by="as exp.fig5, the paper's literal band (min cos >= 0.9 over every neuron, V+-(t) by the current sign "
-       "of v_j) before the fitting onset (10% loss drop) in every run, the pinned 3-vs-8 seed included; a run whose "
-       "band is late is rerun with half the step for twice the steps and recorded")
-def fig5_every_run(fx):
     return _fig5(fx, "every_run")
+
+
+@claim("min2024.exp.fig5.typical", kind="experiment", timeout_s=1200,
+       title="Figs. 5, 10, 11 read as the typical run: the band first in at least half of the runs (derived)",
+       statement=r"As exp.fig5, read as the typical run: the every-neuron band comes before the loss drops in at "
+       r"least half of the runs from a small init; the loss drops, $\|W\|_2^2$ grows and the stable rank ends below "
+       r"2 and almost 1 in every run.", hypotheses=[SMALL_INIT],
+       uses=["min2024.thm1.a", "min2024.thm1.e"],
+       derived="adopted after the every-run reading (exp.fig5) failed on one 3-vs-8 seed of a thorough run: the "
+       "figures show one run each, read here as typical; the threshold 1/2 (a majority of runs) is the harness's, "
+       "not the paper's",
+       fixtures=FIG5_FIXTURES, fidelity="proxy",
+       fidelity_note=FIG5_DATA + "; the band's order read as a majority over runs",
+       judged_by=FIG5_JUDGED + "; the share of runs whose band (every neuron) precedes the fitting onset is >= 1/2, "
+       "with its 95% Clopper-Pearson interval recorded; seeds fixed by the profile, the pinned seed not among them; "
+       "the mutated control claims the fitting first in the typical run (share <= 1/2)")
+def fig5_typical(fx):
+    return _fig5(fx, "typical")
 
 
 @claim("min2024.exp.fig5.kept_sign", kind="experiment", timeout_s=1200,
