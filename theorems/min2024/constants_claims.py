@@ -41,6 +41,7 @@ from .common import (
     neg_loss_derivative,
     one_minus_cos,
     phases,
+    rebuild,
     signed_units,
     zeta1_star,
     zeta2_star,
@@ -397,6 +398,18 @@ T1_FIXTURES = [random(wellsep, **BASE_T),
 ALIGN_HORIZON = 40.0   # eps -> 0 alignment horizon on the broken-hypothesis control (limit_alignment's 10, x4)
 
 
+def _xi_witness(d: dict) -> float:
+    """Lemma 9's constructive pair on the data ``d``: x1 = u_k (in K), x2 = normalise(u_k - (mu + 1e-7) u_i) (outside
+    S+ u S-) for the least-correlated signed pair (i, k); any admissible xi of (27) is at most 1 - cos^2(x1, x2)."""
+    U = signed_units(d["X"], d["y"])
+    G = U @ U.T
+    np.fill_diagonal(G, np.inf)
+    i, k = np.unravel_index(np.argmin(G), G.shape)
+    x2 = U[k] - (G[i, k] + 1e-7) * U[i]
+    x2 /= np.linalg.norm(x2)
+    return float(1 - (U[k] @ x2) ** 2)
+
+
 def _a2_pair_series(fx) -> tuple[np.ndarray, np.ndarray]:
     """eps -> 0 alignment times on the paper's App. A.2 pair x1 = [1, 0], x2 = [sin a, cos a] (both y = +1,
     mu = sin a) along T1_MUS, from one init drawn from the check's generator (h = 8, every v_j(0) > 0: the
@@ -428,24 +441,27 @@ def _a2_pair_series(fx) -> tuple[np.ndarray, np.ndarray]:
        uses=["min2024.thm1.a", "min2024.lem9"],
        expected="verified",
        erratum=erratum(
-           kind="proof-step error", location="Theorem 1 part 1 and Sec. 3.2-3.3 (t1 = O(log n/sqrt(mu)), the "
+           kind="imprecision", location="Theorem 1 part 1 and Sec. 3.2-3.3 (t1 = O(log n/sqrt(mu)), the "
            "eps condition eps = O(exp(-(n/sqrt(mu)) log n))); App. C.2 (t1 := 16 log n/(min{zeta, xi} sqrt(mu) "
            "X_min)) with Lemma 9's xi",
            printed=r"there exists $t_1 = O(\frac{\log n}{\sqrt{n}})$ [sic: $\sqrt\mu$, Sec. 3.2] ... $\epsilon = "
            r"O(\frac{1}{\sqrt{h}}\exp(-\frac{n}{\sqrt{\mu}}\log n))$; App. C.2: $t_1 = \frac{16\log n}{\min\{\zeta,"
            r"\xi\}\sqrt{\mu}X_{\min}}$",
            reading="the advertised order treats min{zeta, xi} as a mu-free constant; the proof's t1 carries it, and "
-           "the best xi of Lemma 9 is mu^2 exactly (min2024.lem9), with zeta <= zeta1* also mu-dependent, so the "
-           "proof gives t1 >= 16 log n/(mu^{5/2} X_min), i.e. O(log n/mu^{5/2}), and the eps condition (28) is "
-           "exp(-Omega(n log n/mu^{5/2})). The advertised order itself holds for the measured alignment time (the "
-           "check's conclusions): the statement is true, the proof does not give it",
-           second_method="closed form: on every mu-series member the proof's normalised t1, t1 sqrt(mu) X_min/(16 "
-           "log n), equals 1/min{zeta, mu^2} >= mu^{-2} (computed in the check from the constants of the rebuilt "
-           "data, with its fitted mu-exponent ~ -2.5 beside t_align's ~ -0.1)",
-           independence="closed form",
+           "no admissible xi of (27) exceeds ~mu^2 (Lemma 9's own best value), with zeta <= zeta1* also "
+           "mu-dependent, so the proof's t1 is at least 16 log n/(mu^{5/2} X_min): of order log n/mu^{5/2} at best, "
+           "not log n/sqrt(mu), and the eps condition (28) built on it is exp(-Omega(n log n/mu^{5/2})). No proof "
+           "step is wrong (eq. (28) carries min{zeta, xi}); the advertised order states more than the proof gives, "
+           "and it does hold for the measured alignment time (the check's conclusions)",
+           second_method="a witness, not Lemma 9's formula: on every mu-series member the check builds Lemma 9's "
+           "constructive pair (x1 along u_k in K, x2 = normalise(u_k - (mu + 1e-7) u_i) outside S+ u S-, from the "
+           "data's least-correlated signed pair) and evaluates xi_w = 1 - cos^2(x1, x2), an upper bound on any "
+           "admissible xi; then t1 >= 16 log n/(xi_w sqrt(mu) X_min), whose fitted mu-exponent (~ -2.5) is "
+           "recorded beside the proof's t1 and t_align's (~ -0.1)",
+           independence="another derivation",
            summary="t1 = O(log n/sqrt(mu)) holds for the measured alignment time, but the proof's t1 = 16 log n/"
-           "(min{zeta, xi} sqrt(mu) X_min) with xi = mu^2 is O(log n/mu^{5/2}): the advertised order (and the eps "
-           "condition built on it) is not what the proof gives"),
+           "(min{zeta, xi} sqrt(mu) X_min) with xi <= mu^2 is at least of order log n/mu^{5/2}: the advertised "
+           "order (and the eps condition built on it) is not what the proof gives"),
        fixtures=T1_FIXTURES + [negative(wellsep, mutation=RATE_REVERSED, **BASE_T)],
        judged_by="eps -> 0 alignment runs (exact limit, saved every 0.01) on the fixture's data rebuilt from its "
        "seed at mu = 0.8 ... 0.01 and at class sizes x1, x2, x4, x8: fitted exponents of t_align against mu "
@@ -472,6 +488,11 @@ def t1order(fx):
             t1 = np.array([c.t1 for c in consts])
             normalised = np.array([c.t1 * np.sqrt(c.mu) * c.x_min / (16 * np.log(c.n)) for c in consts])
             ms = np.array([c.m for c in consts])
+            xi_w = np.array([_xi_witness(rebuild(fx, mu=float(v))) for v in values])
+            t1_w = np.array([16 * np.log(c.n) / (w * np.sqrt(c.mu) * c.x_min) for c, w in zip(consts, xi_w)])
+            ev.record(xi_witness=xi_w, proof_t1_lower_bound_from_witness=t1_w,
+                      proof_t1_over_witness_bound_min=float((t1 / t1_w).min()),
+                      witness_t1_exponent_in_mu=float(np.polyfit(np.log(xs), np.log(t1_w), 1)[0]))
             ev.record(proof_t1_along_mu=t1, proof_t1_exponent_in_mu=float(np.polyfit(np.log(xs), np.log(t1), 1)[0]),
                       proof_normalised_t1=normalised,
                       proof_normalised_t1_times_mu2_min=float((normalised * xs ** 2).min()),
@@ -515,13 +536,17 @@ LOWER_BOUND_READING = "t_align grows at least like 1/sqrt(mu) (the printed upper
        statement=r"On $x_1=[1,0]$, $x_2=[\mu,\sqrt{1-\mu^2}]$ (both $y=+1$, $n=2$), the $\epsilon\to0$ alignment "
        r"time $t_{align}$ (every positive neuron in $S_+$ or $S_{dead}$) grows at most like $1/\sqrt\mu$ as "
        r"$\mu\to0$.", hypotheses=[A1], uses=["min2024.claim.t1order"],
-       derived="the paper illustrates the mu-dependence of t1 on this pair (App. A.2, cited in Sec. 2 for 'the "
-       "dependence on the data separability'); a single class, so Assumption 2's x_- is 0 and the pair is outside "
-       "claim.t1order's hypotheses as encoded; here is the one family whose alignment time the paper shows slowing "
-       "as mu -> 0, so it is where the advertised order is stressed",
+       derived="the paper illustrates Theorem 1's mu-dependence on this pair (App. A.2, cited in Sec. 2 for 'the "
+       "dependence on the data separability'), so it is the theorem's scope in spirit; but it is a single class, "
+       "x_- = 0, where Assumption 2's cos(w_j(0), x_-) is undefined, so it is outside claim.t1order's hypotheses "
+       "as printed and judged here beside it; it is the one family whose alignment time the paper shows slowing as "
+       "mu -> 0, where the advertised order is stressed",
        fidelity="partial",
        fidelity_note="one data family (the paper's two-point example), h = 8 positive neurons from a Gaussian init, "
-       "in the exact eps -> 0 limit; the order is judged as a rate against 1/mu over mu = 0.8 .. 0.001",
+       "in the exact eps -> 0 limit; the order is judged as a rate against 1/mu over mu = 0.8 .. 0.001. The printed "
+       "order holds with slack: t_align grows like ln(1/mu) (about 1.0 per e-fold of 1/mu on the tail, recorded; the "
+       "worst neuron's closed form is atanh(sqrt(1 - mu^2)) ~ ln(2/mu)), so the fitted exponent 0.15 is far below "
+       "1/2 and pins nothing",
        no_room="a rate conclusion (a fitted exponent against 1/2)",
        fixtures=[random(two_point, label="min.two_point.a2_series", a=0.1,
                         seeds={"quick": 2, "standard": 4, "thorough": 8}),
@@ -529,7 +554,7 @@ LOWER_BOUND_READING = "t_align grows at least like 1/sqrt(mu) (the printed upper
                  negative(two_point, label="min.two_point.a2_series", mutation=LOWER_BOUND_READING, a=0.1)],
        judged_by="eps -> 0 alignment runs (exact limit, saved every 0.01; the fixture's data rebuilt at mu = 0.8 .. "
        "0.001, the init drawn once per fixture): the fitted exponent of t_align against 1/mu is <= 1/2 within 0.1 "
-       "plus twice the fit's standard error (window 'auto': the settled tail when the local slopes settle); a member "
+       "(window 'auto': the settled tail when the local slopes settle); a member "
        "whose integrator stopped (a Zeno point of the pattern events) is left out and noted, fewer than 6 left is "
        "inconclusive. Probe: a same-label obtuse pair (mu < 0, Assumption 1 broken): the same series with mu -> 0 "
        "from below, where a neuron aligned with x_1 never activates x_2 and the alignment phase does not end")
@@ -560,9 +585,11 @@ def t1order_a2_pair(fx):
     if keep.sum() >= 3:
         x, y = 1 / mus[keep], ta[keep]
         ev.record(local_slopes_in_inverse_mu=np.diff(np.log(y)) / np.diff(np.log(x)))
-        atol = 0.1 + 2 * slope_error(x, y)
+        # a fixed tolerance: the whole series' fit error (its transient at large mu) must not widen the judgement
+        # of the settled tail, whose own error is ~0.006
         judge_slope("t_align against 1/mu", x, y, predicted=0.5, relation=">=" if fx.mutated(LOWER_BOUND_READING)
-                    else "<=", atol=atol, evidence=ev, xlabel="1/mu", ylabel="t_align", window="auto")
+                    else "<=", atol=0.1, evidence=ev, xlabel="1/mu", ylabel="t_align", window="auto")
+        ev.record(t_align_per_unit_log_inverse_mu=float(np.polyfit(np.log(x[-4:]), y[-4:], 1)[0]))
     return ev
 
 
