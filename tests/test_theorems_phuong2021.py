@@ -386,3 +386,26 @@ def test_rk45_flow_agrees_with_the_region_by_region_flow():
     assert ref.success
     scale = np.linalg.norm(ref.W[-1])
     assert np.linalg.norm(Ws[-1] - ref.W[-1]) / scale < 1e-6
+
+
+def test_layer7_orthogonal_separability_check_can_pass():
+    """exp.mnist.os and .relu are expected refuted on the digits analogue; their predicate must still say "pass"
+    on a representation that is orthogonally separable (each class on its own block of units, no bias)."""
+    from theorems.phuong2021.experiments import _layer7_os
+
+    rng = np.random.default_rng(0)
+    y = np.array([1.0] * 5 + [-1.0] * 5)
+    X = np.zeros((10, 6))
+    X[:5, :3] = rng.uniform(0.5, 1.0, (5, 3))      # class +1 on units 0-2, class -1 on units 3-5
+    X[5:, 3:] = rng.uniform(0.5, 1.0, (5, 3))
+    W7, b7 = np.eye(6), np.zeros(6)
+    data = {"X": X, "y": y, "W7": W7, "b7": b7, "layers": [X, X], "accuracy": 1.0}
+    fx = Fixture(random(ph.digits), 0, "quick", data)
+    for pre in (True, False):
+        ev = _layer7_os(fx, pre=pre)
+        assert ev.holds and ev.quantities["violating_pair_fraction"] == 0.0
+    # the same predicate refutes once one cross-class pair shares an active unit
+    X2 = X.copy()
+    X2[5, 0] = 1.0
+    fx2 = Fixture(random(ph.digits), 0, "quick", {**data, "X": X2, "layers": [X2, X2]})
+    assert not _layer7_os(fx2, pre=True).holds

@@ -175,7 +175,8 @@ MNIST_DIFFERENCES = (
     "'layer 7' fc(64, 32) and 'layer 8' fc(32, 1) in place of fc(3136, 128), fc(128, 1); biases and "
     "PyTorch-default init (unspecified in the paper); Adam at learning rate 1e-3 (unspecified), binary "
     "cross-entropy, batch 128, 50 epochs, weights of layers 7 and 8 times 0.05, as printed: 150 Adam steps "
-    "instead of ~5000")
+    "instead of ~5000 (the two orthogonal-separability claims, exp.mnist.os and .relu, train 1700 epochs, ~5100 "
+    "steps)")
 
 
 def _cosines(L, y):
@@ -275,6 +276,8 @@ def _layer7_os(fx, pre: bool) -> Evidence:
               negative_cross_class_fraction=float(np.mean(K[~same] < 0)),
               violating_cross_class_pairs=int(np.sum(~ok & cross)),
               violating_pair_fraction_preactivation=_violations(pre_act, y),
+              # a bias shared by every example can alone push cross-class products positive
+              violating_pair_fraction_preactivation_without_bias=_violations(pre_act - fx["b7"], y),
               violating_pair_fraction_relu_output=_violations(fx["layers"][-1], y), accuracy=fx["accuracy"])
     _theory_hypotheses(fx, ev)
     return ev
@@ -299,9 +302,13 @@ _MNIST_OS_FIDELITY = ("an offline analogue of App. D stands in for the MNIST exp
                "figure plots pre-activations (the ReLU-output reading is phuong2021.exp.mnist.os.relu)",
        expected="refuted",
        expected_reason="on the analogue the layer-7 pre-activations are not orthogonally separable on any seed or pair "
-                       "tried: after ~5100 Adam steps (the paper's ~5000) 0.10% to 45% of the pairs violate eq. (1) "
-                       "(thorough, 13 fixtures; 1.5% to 31% after 150 steps, so longer training does not bring it "
-                       "there); the W_7 low-rank part of App. D does reproduce (phuong2021.exp.mnist)",
+                       "tried: after ~5100 Adam steps (the paper's ~5000), on the paper's pair 0 vs 1 0.10% to 45% of "
+                       "the pairs violate eq. (1) (thorough, 10 fixtures, median 1.8%; all violations cross-class), on "
+                       "3 vs 8 (a pair App. D does not show) 1.2% to 14%; 1.5% to 31% after 150 steps, so longer "
+                       "training does not bring it there. At the level of Fig. 3's histograms the figure is "
+                       "reproduced on most seeds (e.g. quick 0 vs 1: 0.10% of the pairs violate, 99.8% of cross-class "
+                       "products negative): what fails is the literal every-pair property the text states. The W_7 "
+                       "low-rank part of App. D does reproduce (phuong2021.exp.mnist)",
        uses=["phuong2021.exp.mnist"],
        fixtures=[random(ph.digits, epochs=OS_EPOCHS),
                  adversarial(ph.digits, pair=(3, 8), label="digits 3 vs 8", epochs=OS_EPOCHS),
