@@ -514,17 +514,12 @@ def _inside_cone_start(fx, sign_pattern):
     return np.array(W)
 
 
-def _g7(fx, literal: bool, rate: float = 3.0):
-    ev = Evidence()
+def _g7_errors(fx, W, s, c: float, lam: float, rate: float):
+    """(max over r, t of the error of the cone linear flow with v = c mu+- against the accurate flow, over the bound
+    4m||theta(T0)||^3/lam e^{rate lam t} on its window (lam in both); the errors at a common time; the scales r)."""
     X, y, al, m = fx["X"], fx["y"], fx["alpha"], fx["m"]
     mp, mm = mu_pm(X, y, al)
-    c = 1.0 if literal else 0.5
     vp, vm = c * mp, c * mm
-    lam = float(np.linalg.norm(vp))
-    s = np.ones(m)
-    if m >= 2:
-        s[-1] = -1.0
-    W = _inside_cone_start(fx, s)
     rs = np.array([1e-3, 1e-4, 1e-5])
     worst, err_common = -np.inf, []
     t_common = None
@@ -542,10 +537,29 @@ def _g7(fx, literal: bool, rate: float = 3.0):
             worst = max(worst, e / (4 * m * nM ** 3 / lam * np.exp(rate * lam * t)))
             if t == t_common:
                 err_common.append(e)
+    return worst, err_common, rs
+
+
+def _g7(fx, literal: bool, rate: float = 3.0):
+    ev = Evidence()
+    X, y, al, m = fx["X"], fx["y"], fx["alpha"], fx["m"]
+    mp = mu_pm(X, y, al)[0]
+    c = 1.0 if literal else 0.5
+    lam = c * float(np.linalg.norm(mp))
+    s = np.ones(m)
+    if m >= 2:
+        s[-1] = -1.0
+    W = _inside_cone_start(fx, s)
+    worst, err_common, rs = _g7_errors(fx, W, s, c, lam, rate)
     ev.le("max over r, t of ||theta(t) - phi~(theta(T0), t)||_M / bound", worst, 1.0, rtol=1e-9)
     judge_slope("error at a common time vs the scale r (cubic)", rs, err_common, predicted=3.0, atol=0.2, evidence=ev,
                 xlabel="r", ylabel="||theta - phi~||_M")
     ev.record(rate=lam, mu_plus_norm=float(np.linalg.norm(mp)), max_ratio=worst)
+    if not literal and not fx.mutation:
+        # the other reading: phi~ the flow of L~ (as defined) but lambda0+ = ||mu+|| as printed in the bound and window;
+        # recorded, not judged: it says whether the verdict depends on lambda0+'s value or only on phi~
+        other, _, _ = _g7_errors(fx, W, s, 0.5, 2 * lam, rate)
+        ev.record(max_ratio_phi_L_tilde_lambda_printed=other)
     return ev
 
 
@@ -571,7 +585,9 @@ _g7_fixtures = [random(hinted, gap=0.7, n0=4), random(hinted, gap=0.7, n0=4, m=3
                    "as the proof's own exp(3 lambda0+ (t - T0)), l. 7703-7706, has it); read through the display (the control '" + CONE_DISPLAY + "') "
                    "the linear flow moves twice as fast as the true one: a first-order mismatch (fitted exponent ~1 in "
                    "r, not 3) far above the cubic bound (the printed claim judged that way in baseline-quick at "
-                   "bb1c7c6)")),
+                   "bb1c7c6). With phi~ the flow of L~ but lambda0+ = ||mu+|| in the bound and window the bound holds as "
+                   "well (recorded as max_ratio_phi_L_tilde_lambda_printed: 1.2e-3 on quick tasks 0.0 and 1.0): the "
+                   "verdict depends on what phi~ is, not on lambda0+'s value")),
        judged_by="balanced neurons strictly inside s_k int(C) (one negative neuron when m >= 2) at scales r in {1e-3, "
                  "1e-4, 1e-5}; accurate flow vs the cone linear flow (expm, grad G = mu+-/2: the flow of L~) on 30 times in "
                  "the window: ratio to the bound (lambda0+ = ||mu+||/2) <= 1 (the proof's constant is pessimistic: room "
