@@ -38,19 +38,25 @@ sys.path.insert(0, str(ROOT))
 
 
 def recall_set(registry) -> tuple[list, str]:
-    """The printed claims refuted with an erratum; without any declared, those expected refuted."""
-    printed = [c for c in registry if c.checkable and c.erratum is not None and c.variant != "amended"]
+    """The printed claims refuted with an erratum; without any declared, those expected refuted. A claim whose
+    erratum is an imprecision it survives (declared ``expected="verified"``, stored as no expected outcome) holds:
+    it is a false-alarm target."""
+    printed = [c for c in registry if c.checkable and c.erratum is not None and c.variant != "amended"
+               and c.expected is not None]
     if printed:
-        return printed, "claims declaring an erratum"
+        return printed, "claims declaring an erratum (not those that hold with it)"
     fallback = [c for c in registry if c.checkable and c.expected == "refuted" and not c.derived]
     return fallback, "claims expected refuted (no erratum declared in this catalogue)"
 
 
 def true_set(registry, baseline: str | None, sample: int, seed: int) -> tuple[list, str]:
-    """Amended claims, plus ``sample`` theorems verified in ``baseline`` (claims of kind theorem first)."""
+    """Amended claims, printed claims that hold with an erratum (an imprecision, ``expected="verified"``), plus
+    ``sample`` theorems verified in ``baseline`` (claims of kind theorem first)."""
     import random as pyrandom
 
     amended = [c for c in registry if c.checkable and c.amends is not None]
+    held = [c for c in registry if c.checkable and c.erratum is not None and c.variant != "amended"
+            and c.expected is None]
     verified: list = []
     if baseline:
         from verify.records import read_records, split
@@ -67,7 +73,8 @@ def true_set(registry, baseline: str | None, sample: int, seed: int) -> tuple[li
         verified = rng.sample(theorems, min(sample, len(theorems)))
         if len(verified) < sample:
             verified += rng.sample(rest, min(sample - len(verified), len(rest)))
-    return amended + verified, f"{len(amended)} amended claims + {len(verified)} verified claims from the baseline"
+    return amended + held + verified, (f"{len(amended)} amended claims + {len(held)} printed claims that hold with "
+                                       f"an erratum + {len(verified)} verified claims from the baseline")
 
 
 def huntable(claim, require_space: bool) -> bool:
@@ -195,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", choices=("recall", "false-alarms"), help="run one of the two sets")
     p.add_argument("--claims", nargs="*", help="restrict to these claim ids")
     p.add_argument("--quiet", action="store_true")
+    p.add_argument("--list", action="store_true", help="print the two sets of claims (huntable or not) and stop")
     p.add_argument("--retable", action="store_true",
                    help="rewrite OUT/table.md from OUT/results.json (and each set's summary.json) without hunting")
     args = p.parse_args(argv)
@@ -213,6 +221,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.claims:
         recall_claims = [c for c in recall_claims if c.id in args.claims]
         true_claims = [c for c in true_claims if c.id in args.claims]
+    if args.list:
+        for name, note, cs in (("recall", recall_note, recall_claims), ("false alarms", true_note, true_claims)):
+            print(f"{name} ({note}): {len(cs)}")
+            for c in cs:
+                print(f"  {c.id}" + ("" if huntable(c, require_space) else "  (not huntable)"))
+        return 0
     skipped = {"recall": [c.id for c in recall_claims if not huntable(c, require_space)],
                "false": [c.id for c in true_claims if not huntable(c, require_space)]}
     recall_claims = [c for c in recall_claims if huntable(c, require_space)]

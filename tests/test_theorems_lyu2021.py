@@ -339,3 +339,36 @@ def test_zero_start_is_a_rest_point_of_the_flow():
     W0, a0 = np.zeros((3, fx["X"].shape[1])), np.zeros(3)
     Ws, As = flow_ode(W0, a0, fx["X"], fx["y"], fx["alpha"], [1.0, 1000.0])
     assert np.all(Ws == 0) and np.all(As == 0)
+
+
+def test_cone_statements_are_judged_with_half_mu_plus_and_the_closed_form_bound_holds():
+    """lemG.5, lemG.7 and lemG.8 read lambda0+ as App. G uses it (phi~ the flow of the linearised loss L~; Theorem E.4's
+    lambda = max |G|): expected verified with an imprecision rooted in the cone display's erratum, the display as a
+    mutated control, no amended variant. cone_G_max (lemG.8's closed form) bounds G from above on the sphere, equals
+    ||mu+||/2 = G(mubar+) on A.2 data (so max G = ||mu+||/2 there), and bounds -G by ||mu-||/2 likewise."""
+    from theorems.lyu2021.appendix_g import cone_G_max, g4_start
+    from theorems.lyu2021.common import CONE_DISPLAY, GRAD_G_CONE_ID, mu_pm
+
+    for key in ("lemG.5", "lemG.7", "lemG.8"):
+        c = REGISTRY[f"lyu2021.{key}"]
+        assert c.expected is None and c.erratum.kind == "imprecision" and c.erratum.root == GRAD_G_CONE_ID
+        assert "l. 8270" in c.erratum.reading and not c.erratum.amended
+        assert f"lyu2021.{key}.amended" not in REGISTRY.claims
+        assert any(u.mutation == CONE_DISPLAY for u in c.fixtures)
+    fx = g4_start.build(np.random.default_rng(2), **g4_start.defaults)
+    X, y, al = fx["X"], fx["y"], fx["alpha"]
+    mp, mm = mu_pm(X, y, al)
+    P = np.random.default_rng(0).normal(size=(20000, X.shape[1]))
+    P /= np.linalg.norm(P, axis=1, keepdims=True)
+    g = G_value(P, X, y, al)
+    assert float(np.max(g)) <= cone_G_max(X, y, al) * (1 + 1e-12)
+    assert float(np.max(-g)) <= cone_G_max(X, y, al, sign=-1.0) * (1 + 1e-12)
+    assert cone_G_max(X, y, al) == pytest.approx(float(np.linalg.norm(mp)) / 2, rel=1e-12)
+    assert cone_G_max(X, y, al, sign=-1.0) == pytest.approx(float(np.linalg.norm(mm)) / 2, rel=1e-12)
+    assert float(G_value((mp / np.linalg.norm(mp))[None], X, y, al)[0]) == pytest.approx(np.linalg.norm(mp) / 2, rel=1e-12)
+    # on data without A.2 the bound still holds (it may exceed ||mu+||/2)
+    Z = np.random.default_rng(1).normal(size=(9, 3))
+    yz = np.where(np.arange(9) % 2 == 0, 1.0, -1.0)
+    P3 = np.random.default_rng(2).normal(size=(20000, 3))
+    P3 /= np.linalg.norm(P3, axis=1, keepdims=True)
+    assert float(np.max(G_value(P3, Z, yz, 0.3))) <= cone_G_max(Z, yz, 0.3) * (1 + 1e-12)

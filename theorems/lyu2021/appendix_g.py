@@ -33,10 +33,11 @@ from verify.numerics.nets import LINEARISED_LOGISTIC
 
 from . import catalogue as cat
 from .common import (
+    CONE_DISPLAY,
     GRAD_G_CONE_ID,
     G_grad,
     G_value,
-    lambda0_erratum,
+    cone_imprecision,
     mu_pm,
     norm_M,
 )
@@ -513,17 +514,12 @@ def _inside_cone_start(fx, sign_pattern):
     return np.array(W)
 
 
-def _g7(fx, literal: bool, rate: float = 3.0):
-    ev = Evidence()
+def _g7_errors(fx, W, s, c: float, lam: float, rate: float):
+    """(max over r, t of the error of the cone linear flow with v = c mu+- against the accurate flow, over the bound
+    4m||theta(T0)||^3/lam e^{rate lam t} on its window (lam in both); the errors at a common time; the scales r)."""
     X, y, al, m = fx["X"], fx["y"], fx["alpha"], fx["m"]
     mp, mm = mu_pm(X, y, al)
-    c = 1.0 if literal else 0.5
     vp, vm = c * mp, c * mm
-    lam = float(np.linalg.norm(vp))
-    s = np.ones(m)
-    if m >= 2:
-        s[-1] = -1.0
-    W = _inside_cone_start(fx, s)
     rs = np.array([1e-3, 1e-4, 1e-5])
     worst, err_common = -np.inf, []
     t_common = None
@@ -541,39 +537,66 @@ def _g7(fx, literal: bool, rate: float = 3.0):
             worst = max(worst, e / (4 * m * nM ** 3 / lam * np.exp(rate * lam * t)))
             if t == t_common:
                 err_common.append(e)
+    return worst, err_common, rs
+
+
+def _g7(fx, literal: bool, rate: float = 3.0):
+    ev = Evidence()
+    X, y, al, m = fx["X"], fx["y"], fx["alpha"], fx["m"]
+    mp = mu_pm(X, y, al)[0]
+    c = 1.0 if literal else 0.5
+    lam = c * float(np.linalg.norm(mp))
+    s = np.ones(m)
+    if m >= 2:
+        s[-1] = -1.0
+    W = _inside_cone_start(fx, s)
+    worst, err_common, rs = _g7_errors(fx, W, s, c, lam, rate)
     ev.le("max over r, t of ||theta(t) - phi~(theta(T0), t)||_M / bound", worst, 1.0, rtol=1e-9)
     judge_slope("error at a common time vs the scale r (cubic)", rs, err_common, predicted=3.0, atol=0.2, evidence=ev,
                 xlabel="r", ylabel="||theta - phi~||_M")
     ev.record(rate=lam, mu_plus_norm=float(np.linalg.norm(mp)), max_ratio=worst)
+    if not literal and not fx.mutation:
+        # the other reading: phi~ the flow of L~ (as defined) but lambda0+ = ||mu+|| as printed in the bound and window;
+        # recorded, not judged: it says whether the verdict depends on lambda0+'s value or only on phi~
+        other, _, _ = _g7_errors(fx, W, s, 0.5, 2 * lam, rate)
+        ev.record(max_ratio_phi_L_tilde_lambda_printed=other)
     return ev
 
 
+GROWTH_1_G = "growth e^{lambda0+ t} instead of e^{3 lambda0+ t}"
 _g7_fixtures = [random(hinted, gap=0.7, n0=4), random(hinted, gap=0.7, n0=4, m=3, alpha=0.3),
                 adv(hinted, label="hinted, n0 = 12"), adv(hinted, gap=0.7, n0=4, m=1, label="m = 1"),
                 adv(hinted, gap=0.7, n0=4, alpha=0.9, label="alpha -> 1"),
                 negative(hinted_small_h, gap=0.7, n0=4),
-                negative(hinted, gap=0.7, n0=4, mutation="growth e^{lambda0+ t} instead of e^{3 lambda0+ t}")]
+                negative(hinted, gap=0.7, n0=4, mutation=GROWTH_1_G),
+                negative(hinted, gap=0.7, n0=4, mutation=CONE_DISPLAY)]
 
 
 @claim("lyu2021.lemG.7", **cat.declared("lemG.7"), **cat.item("lemG.7"), hypotheses=[asmA2], fixtures=_g7_fixtures,
-       erratum=erratum(**lambda0_erratum(
+       expected="verified",
+       erratum=erratum(**cone_imprecision(
            location="Lemma G.7, App. G.3.2 (full text l. 7647)",
-           printed=r"||theta(t) - phi~(theta(T0), t - T0)||_M <= (4m||theta(T0)||_M^3/lambda0+) exp(3 lambda0+ (t - T0)), "
-                   r"phi~ the flow of dw~_k/dt = a~_k mu+, da~_k/dt = <w~_k, mu+> (a_k > 0; mu- for a_k < 0)",
-           amended=r"For balanced $\theta(T_0)$ with $a_kw_k \in C_{\delta/3}$: $\|\theta(t) - \tilde\phi(\theta(T_0), t - "
-                   r"T_0)\|_M \le \frac{4m\|\theta(T_0)\|_M^3}{\lambda_0^+}e^{3\lambda_0^+(t-T_0)}$ with $\lambda_0^+ = "
-                   r"\|\mu_+\|/2$ and the linear flow $\dot{\tilde w} = \tilde a\mu_\pm/2$, $\dot{\tilde a} = "
-                   r"\langle\tilde w, \mu_\pm\rangle/2$.",
-           summary="with grad G = mu+- (printed) the 'linear flow' moves twice as fast as the true flow: a first-order "
-                   "mismatch far above the cubic bound",
-           second_method="the fitted exponent of the error in the scale r: 1 printed, 3 corrected")),
+           printed=r"||theta(t) - phi~(theta(T0), t - T0)||_M <= (4m||theta(T0)||_M^3/lambda0+) exp(3 lambda0 (t - T0)) "
+                   r"for T0 <= t <= T0 + (1/lambda0+) ln(sqrt(min{eps, lambda0+})/(sqrt(4m)||theta(T0)||_M)), "
+                   r"phi~ the gradient flow on L~, displayed as dw~_k/dt = a~_k mu+, da~_k/dt = <w~_k, mu+> (a_k > 0; mu- "
+                   r"for a_k < 0), lambda0+ := ||mu+||",
+           depends="phi~ the flow of the linearised loss L~ (d(w~, a~)/dt = (a~ mu+-/2, <w~, mu+->/2)) and lambda0+ = "
+                   "||mu+||/2 in the bound and window (the bound's 'exp(3 lambda0 (t - T0))', l. 7647, read as lambda0+ "
+                   "as the proof's own exp(3 lambda0+ (t - T0)), l. 7703-7706, has it); read through the display (the control '" + CONE_DISPLAY + "') "
+                   "the linear flow moves twice as fast as the true one: a first-order mismatch (fitted exponent ~1 in "
+                   "r, not 3) far above the cubic bound (the printed claim judged that way in baseline-quick at "
+                   "bb1c7c6). With phi~ the flow of L~ but lambda0+ = ||mu+|| in the bound and window the bound holds as "
+                   "well (recorded as max_ratio_phi_L_tilde_lambda_printed: 1.2e-3 on quick tasks 0.0 and 1.0): the "
+                   "verdict depends on what phi~ is, not on lambda0+'s value")),
        judged_by="balanced neurons strictly inside s_k int(C) (one negative neuron when m >= 2) at scales r in {1e-3, "
-                 "1e-4, 1e-5}; accurate flow vs the cone linear flow (expm) on 30 times in the window: ratio to the bound "
-                 "<= 1 (the proof's constant is pessimistic: room recorded), and the order (cubic in r) by the fitted "
-                 "exponent at a common time (3 +- 0.2). Extremes: m = 1, alpha = 0.9")
+                 "1e-4, 1e-5}; accurate flow vs the cone linear flow (expm, grad G = mu+-/2: the flow of L~) on 30 times in "
+                 "the window: ratio to the bound (lambda0+ = ||mu+||/2) <= 1 (the proof's constant is pessimistic: room "
+                 "recorded), and the order (cubic in r) by the fitted exponent at a common time (3 +- 0.2). Controls: "
+                 "the display's linear flow and lambda0+ = ||mu+|| (refuted), growth e^{lambda0+ t}. Extremes: m = 1, "
+                 "alpha = 0.9")
 @inconclusive_on_stall
 def lemG_7(fx):
-    return _g7(fx, literal=not fx.amended, rate=1.0 if fx.mutated() else 3.0)
+    return _g7(fx, literal=fx.mutated(CONE_DISPLAY), rate=1.0 if fx.mutated(GROWTH_1_G) else 3.0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -615,19 +638,22 @@ NO_DECAY = "|bbar_k(sigma)| in [Abar, Bbar] for every neuron (no sigma^kappa dec
 @claim("lyu2021.lemG.5", **cat.declared("lemG.5"), **cat.item("lemG.5"), hypotheses=[asmA2, g4_conditions],
        fixtures=[random(g4_start), random(g4_start, m=2, alpha=0.3), adv(g4_start, m=6, label="m = 6"),
                  adv(g4_start, alpha=0.9, label="alpha -> 1"), adv(g4_start, m=2, n0=12, gap=0.05, label="hinted, n0 = 12"),
-                 negative(g4_start, small_h=True), negative(g4_start, mutation=NO_DECAY)],
-       erratum=erratum(**lambda0_erratum(
+                 negative(g4_start, small_h=True), negative(g4_start, mutation=NO_DECAY),
+                 negative(g4_start, mutation=CONE_DISPLAY)],
+       expected="verified",
+       erratum=erratum(**cone_imprecision(
            location="Lemma G.5, App. G.3 (full text l. 7133)",
            printed=r"T1(sigma, r) := (1/lambda0+) ln(r/(sqrt(m) sigma)); at T0 + T1(sigma, r): w_k = r bbar_k(sigma) mubar+ + "
                    r"Delta w_k, a_k = r bbar_k(sigma) + Delta a_k (abar_k > 0), r^(1-kappa) bbar_k(sigma)(mubar-, 1) + Delta "
                    r"(abar_k < 0), ||Delta theta||_M <= C2 r^3; |bbar_k(sigma)| in [Abar, Bbar] (abar_k > 0), in "
                    r"[sigma^kappa Abar, sigma^kappa Bbar] (abar_k < 0), kappa = 1 - ||mu-||/||mu+||",
-           amended=cat.statement("lemG.5") + r" With $\lambda_0^+ = \|\mu_+\|/2$ in $T_1(\sigma, r)$.",
-           summary="with the printed lambda0+ = ||mu+|| (twice the growth rate) the positive neurons at T0 + T1 have "
-                   "size ~ sqrt(r sigma): bbar_k(sigma) ~ sigma^(1/2) -> 0, not in a fixed [Abar, Bbar]",
-           second_method="the fitted exponent of bbar_k(sigma) in sigma for the positive neurons: 0.5 printed, 0 "
-                          "corrected")),
-       judged_by="T0 from the G-flows (Lemma G.4, validity <= 1e-6); sigma = C1 r^3 (C1 so small that every neuron is tiny "
+           depends="lambda0+ = ||mu+||/2 in T1(sigma, r) (the top eigenvalue of the flow of L~, l. 7565-7584, which the "
+                   "proof's exp(T1 lambda0+) = r/(sqrt(m) sigma) uses as the growth of that flow); read through the "
+                   "display (the control '" + CONE_DISPLAY + "') the positive neurons at T0 + T1 have size ~ "
+                   "sqrt(r sigma): bbar_k(sigma) has fitted exponent 0.50 in sigma, not 0 +- 0.05 (the printed claim "
+                   "judged that way in baseline-quick at bb1c7c6, three g4 fixtures)")),
+       judged_by="lambda0+ = ||mu+||/2 (the paper's reading; the display's ||mu+|| is a mutated control); T0 from the "
+                 "G-flows (Lemma G.4, validity <= 1e-6); sigma = C1 r^3 (C1 so small that every neuron is tiny "
                  "at T0); accurate flow to T0 + T1(sigma, r); bbar_k by projection on (mubar+-, 1). Item 1: the residual "
                  "||Delta theta||_M over r = r_top {1, 1/2, 1/4, 1/8}, r_top max|bbar_k| = 0.005 (the lemma's r_max), is "
                  "O(r^3) (fitted exponent >= 3 - 0.3, the fit is pre-asymptotic at the largest r). Item 2 at r = r_top/4, "
@@ -641,7 +667,7 @@ def lemG_5(fx):
     Wb, ab = fx["Wbar"], fx["abar"]
     mp, mm = mu_pm(X, y, al)
     kappa = 1 - float(np.linalg.norm(mm) / np.linalg.norm(mp))
-    lam = float(np.linalg.norm(mp)) * (1.0 if not fx.amended else 0.5)
+    lam = float(np.linalg.norm(mp)) * (1.0 if fx.mutated(CONE_DISPLAY) else 0.5)
     T0, gerr = phase1_T0(fx, Wb, ab)
     ev.accuracy("G-flow integrator error estimate (relative, rtol/10 rerun)", gerr, 1e-6)
     if not np.isfinite(T0):
@@ -711,26 +737,64 @@ def lemG_5(fx):
     return ev
 
 
+G8_DECADES = 2          # the (67) series steps r bhat+ down by 10^2 from 1e-3 ...
+G8_MIN_POINTS = 4       # ... over at least 4 points ...
+G8_MAX_POINTS = 12      # ... and at most 12 (r bhat+ = 1e-25) ...
+G8_SETTLED = 0.01       # ... until its last two local slopes agree within a tenth of the slope tolerance (0.1)
+NO_T0 = "T12 without T0 (the sigma-free alignment time dropped)"
+
+
+def cone_G_max(X, y, alpha, sign: float = 1.0) -> float:
+    """Closed-form upper bound on max_{||u|| = 1} sign G(u). With phi(z) = max_{s in {alpha, 1}} s z, a term with
+    sign y_i = +1 is max_s s <u, x_i> and one with sign y_i = -1 is min_s (-s <u, x_i>) <= -alpha <u, x_i>, so
+    sign G(u) <= max_s <u, g_s>, g_s = (1/(2n)) (sum_{sign y_i = 1} s_i x_i - alpha sum_{sign y_i = -1} x_i), and the
+    maximum over the sphere is max_s ||g_s||, a convex function of s attained at a vertex of [alpha, 1]^P (enumerated
+    up to 2^20 vertices; beyond, the triangle bound from s = 1). At s = 1, g = mu+/2 (sign +1) or -mu-/2 (sign -1)."""
+    n = len(y)
+    P = np.flatnonzero(sign * y > 0)
+    base = -alpha * np.sum(X[sign * y < 0], axis=0) / (2 * n)
+    if P.size > 20:
+        g1 = base + np.sum(X[P], axis=0) / (2 * n)
+        return float(np.linalg.norm(g1) + (1 - alpha) * np.sum(np.linalg.norm(X[P], axis=1)) / (2 * n))
+    import itertools
+
+    S = np.array(list(itertools.product([alpha, 1.0], repeat=P.size)))
+    return float(np.max(np.linalg.norm(base + S @ X[P] / (2 * n), axis=1)))
+
+
 @claim("lyu2021.lemG.8", **cat.declared("lemG.8"), **cat.item("lemG.8"), hypotheses=[asmA2, g4_conditions],
        fixtures=[random(g4_start), random(g4_start, m=2, alpha=0.3), adv(g4_start, m=1, label="m = 1"),
                  adv(g4_start, m=6, label="m = 6"), adv(g4_start, alpha=0.7, label="alpha = 0.7 (kappa ~ 0.3)"),
-                 negative(g4_start, small_h=True),
-                 negative(g4_start, mutation="T12 without T0 (the sigma-free alignment time dropped)")],
-       erratum=erratum(**lambda0_erratum(
+                 negative(g4_start, small_h=True), negative(g4_start, mutation=NO_T0),
+                 negative(g4_start, mutation=CONE_DISPLAY)],
+       expected="verified",
+       erratum=erratum(**cone_imprecision(
            location="Lemma G.8, App. G.4 (full text l. 8460)",
            printed=r"T12(sigma) := T0 + (1/lambda0+) ln(1/(sqrt(m) sigma)), T2(r) := (1/lambda0+) ln(1/r); theta~(t) := "
                    r"lim_{r->0} phi(r theta^, T2(r) + t) != 0 (67); lim_j theta_j(T12(sigma_j) + t) = pi_bhat(theta~(t)) (68)",
-           amended=cat.statement("lemG.8") + r" With $\lambda_0^+ = \|\mu_+\|/2$ in $T_{12}$ and $T_2$.",
-           summary="with the printed lambda0+ the flow from r theta^ at T2(r) + t has size ~ sqrt(r): the limit (67) is 0",
-           second_method="the fitted exponent of ||phi(r theta^, T2(r))||_M in r: 0.5 printed, 0 corrected")),
-       judged_by="conditioned on a positive neuron (probability 1 - 2^-m, exact for random signs); T0 from the G-flows "
-                 "(validity); bbar_k(sigma) from theta(T0) (top-mode coefficient over sqrt(m) sigma, the Lemma G.5 scaling); "
-                 "(1) bhat = bbar(sigma) at the smallest sigma: positive part > 0, the negative neurons' share "
-                 "of ||bbar|| shrinks along sigma; (67) the fitted exponent of ||phi(r theta^, T2(r))||_M in r in {1e-3, "
-                 "1e-4, 1e-5}/bhat+ is 0 +- 0.1; (68) D(sigma) = max_t ||theta(T12 + t) - pi_bhat(theta~(t))||_M / ||.||_M over "
-                 "t in {0, 2, 4}/lambda0+ judged by judge_trend over sigma = C1 {1e-4, 1e-8, 1e-12, 1e-16} (tolerance 5e-2; "
-                 "the negative neurons' share decays like sigma^kappa, kappa ~ 1 - alpha, so alpha -> 1 is out of reach: "
-                 "alpha = 0.7 is the extreme covered). Extremes: m = 1 and m = 6, alpha = 0.7",
+           depends="lambda0+ = ||mu+||/2 in T12 and T2 (Theorem E.4's lambda = max |G| on the sphere, which the proof "
+                   "applies, l. 8270 with l. 3465); read through the display (the control '" + CONE_DISPLAY + "') "
+                   "phi(r theta^, T2(r)) ~ sqrt(r) and the limit (67) is 0: the local slopes of its M-norm against r "
+                   "settle at 0.50 once the net at T2(r) is small (r bhat+^2 << 1), and the closed form below bounds "
+                   "it by r^(1 - Lambda/||mu+||) with Lambda = max G on the sphere",
+           independence="closed form",
+           second_method="closed form, independent of the integrator: a balanced positive neuron of the logistic loss "
+                         "obeys d||w||^2/dt <= 2 a G(w) (-l'(q) <= 1/2 exactly when q >= 0), so ||phi(r theta^, t)||_M <= "
+                         "||r theta^||_M e^{Lambda t} with Lambda >= max G on the sphere (vertex enumeration, cone_G_max); "
+                         "with lambda0+ = ||mu+|| this is ||theta^||_M r^(1 - Lambda/||mu+||) -> 0 wherever Lambda < "
+                         "||mu+||, so (67) fails under the display")),
+       judged_by="conditioned on a positive neuron (probability 1 - 2^-m, exact for random signs); lambda0+ = ||mu+||/2 "
+                 "(the paper's reading; the display's ||mu+|| is a mutated control); T0 from the G-flows (validity); "
+                 "bbar_k(sigma) from theta(T0) (top-mode coefficient over sqrt(m) sigma, the Lemma G.5 scaling); (1) bhat = "
+                 "bbar(sigma) at the smallest sigma: positive part > 0, the negative neurons' share of ||bbar|| shrinks "
+                 "along sigma; (67) ||phi(r theta^, T2(r))||_M for r bhat+ = 1e-3, 1e-5, ... (at least 4 points, until the "
+                 "last two local slopes agree within 0.01, at most 12: 1e-25) judged against 1/r (the asymptotic end "
+                 "last) by judge_slope with the settled tail (window 'auto'): exponent 0 +- 0.1; and the closed-form "
+                 "bound r^(1 - Lambda/lambda0+) (independent) must not force the limit to 0; (68) D(sigma) = max_t "
+                 "||theta(T12 + t) - pi_bhat(theta~(t))||_M / ||.||_M over t in {0, 2, 4}/lambda0+ judged by judge_trend "
+                 "over sigma = C1 {1e-4, 1e-8, 1e-12, 1e-16} (tolerance 5e-2; the negative neurons' share decays like "
+                 "sigma^kappa, kappa ~ 1 - alpha, so alpha -> 1 is out of reach: alpha = 0.7 is the extreme covered). "
+                 "Extremes: m = 1 and m = 6, alpha = 0.7",
        timeout_s=600)
 @inconclusive_on_stall
 def lemG_8(fx):
@@ -741,8 +805,8 @@ def lemG_8(fx):
         return ev.inconclusive("no positive neuron (the probability-2^-m event)")
     mp, mm = mu_pm(X, y, al)
     kappa = 1 - float(np.linalg.norm(mm) / np.linalg.norm(mp))
-    lam = float(np.linalg.norm(mp)) * (1.0 if not fx.amended else 0.5)
     lam_true = float(np.linalg.norm(mp)) / 2
+    lam = 2 * lam_true if fx.mutated(CONE_DISPLAY) else lam_true
     T0, gerr = phase1_T0(fx, Wb, ab)
     ev.accuracy("G-flow integrator error estimate (relative, rtol/10 rerun)", gerr, 1e-6)
     if not np.isfinite(T0):
@@ -751,7 +815,7 @@ def lemG_8(fx):
     C1 = 1e-3 * float(np.exp(-np.linalg.norm(mp) * T0)) / float(np.max(np.linalg.norm(Wb, axis=1)))
     sigmas = C1 * np.array([1e-4, 1e-8, 1e-12, 1e-16])
     ts = np.array([0.0, 2.0, 4.0]) / lam_true
-    T0_used = 0.0 if fx.mutated() else T0
+    T0_used = 0.0 if fx.mutated(NO_T0) else T0
     bars, snaps = [], []
     for s in sigmas:
         # bbar_k(sigma): the top-mode coefficient at T0 over sqrt(m) sigma (its growth to T0 + T1(sigma, r) is r/(sqrt(m)
@@ -780,13 +844,40 @@ def lemG_8(fx):
     Wh = np.zeros((2, X.shape[1]))
     Wh[0] = bp * mbar
     ah = np.array([bp, 0.0])
-    rs = np.array([1e-3, 1e-4, 1e-5]) / bp          # r theta^ small: r bhat+ <= 1e-3
-    two = [flow_ode(r * Wh, r * ah, X, y, al, np.log(1 / r) / lam + ts, rtol=1e-11, atol=1e-16 * r) for r in rs]
-    size = np.array([float(norm_M(Ws[0], As[0])) for Ws, As in two])
-    judge_slope("(67) ||phi(r theta^, T2(r))||_M (a nonzero limit: exponent 0)", rs, size, predicted=0.0, atol=0.1,
-                evidence=ev, xlabel="r", ylabel="M-norm")
+    # (67) is a statement about r -> 0: the series steps r down until its local slopes have settled (a large bhat+
+    # puts the first points where the net at T2(r) is no longer small), and is judged against 1/r so that the
+    # asymptotic end is the last one (judge_slope's regime rule reads a drift toward the printed exponent at that end)
+    rs, size, two = [], [], []
+    while len(rs) < G8_MAX_POINTS:
+        r = 10.0 ** (-3 - G8_DECADES * len(rs)) / bp
+        Ws, As = flow_ode(r * Wh, r * ah, X, y, al, np.log(1 / r) / lam + ts, rtol=1e-11, atol=1e-16 * r)
+        rs.append(r)
+        two.append((Ws, As))
+        size.append(float(norm_M(Ws[0], As[0])))
+        if len(rs) >= G8_MIN_POINTS:
+            local = np.diff(np.log(size)) / np.diff(np.log(rs))
+            if abs(local[-1] - local[-2]) <= G8_SETTLED:
+                break
+    rs, size = np.array(rs), np.array(size)
+    local = np.diff(np.log(size)) / np.diff(np.log(rs))
+    ev.record(r_series=rs * bp, theta_tilde_size=size, local_slopes_in_r=local)
+    judge_slope("(67) ||phi(r theta^, T2(r))||_M against 1/r (a nonzero limit: exponent 0)", 1 / rs, size,
+                predicted=0.0, atol=0.1, evidence=ev, xlabel="1/r", ylabel="M-norm", window="auto")
+    # the same question without the integrator: the closed-form growth bound of the two-neuron net from r theta^
+    Lam = max(cone_G_max(X, y, al), 1e-300)
+    expo = 1 - Lam / lam
+    # (exponent <= 0 up to rounding: Lambda = ||mu+||/2 = lambda0+ on A.2 data, computed from the same sums)
+    ev.le("(67) closed form: the exponent 1 - Lambda/lambda0+ of the bound ||phi(r theta^, T2(r))||_M <= ||theta^||_M "
+          "r^(1 - Lambda/lambda0+) (Lambda >= max G on the sphere): <= 0, or the bound forces the limit to 0", expo, 0.0,
+          atol=1e-9, independent=True, room=None,
+          detail=f"Lambda = {Lam:.6g}, ||mu+||/2 = {lam_true:.6g}, lambda0+ = {lam:.6g}")
+    Lam_abs = max(Lam, cone_G_max(X, y, al, sign=-1.0))
+    # Theorem E.4's lambda = max |G| on the sphere; G(mubar+) = ||mu+||/2 is attained (mubar+ in int C), so the bound
+    # equal to it pins lambda = ||mu+||/2 (the reading the check uses) on this data
+    ev.record(closed_form_Lambda=Lam, closed_form_exponent=expo, max_abs_G_bound=Lam_abs,
+              max_abs_G_is_half_mu_plus=bool(Lam_abs <= lam_true * (1 + 1e-12)))
     if ev.holds is False:
-        ev.record(theta_tilde_size=size, T0=T0)
+        ev.record(T0=T0)
         return ev
     # pi_bhat of the two-neuron theta~: neuron k gets (bhat_k/bhat+) times the first neuron (negative ones: zero)
     D = []
