@@ -605,6 +605,24 @@ def test_judge_slope_in_its_regime():
     assert judge_slope("loss", t, t ** -0.5, predicted=-1.0, atol=0.1, plot=False).holds is False
 
 
+def test_judge_slope_toward_zero_reads_the_small_end():
+    """A rate as r -> 0 (a radius, a step, an init scale): the smallest r is the asymptotic end. The mirror image of
+    the O(1/t) series above: y = r^(1/2) (1 + 1000 r^(1/2)) has slope 1/2 as r -> 0 and 1 at large r."""
+    from verify import judge_slope
+
+    r = np.logspace(-12, -3, 37)
+    y = r ** 0.5 * (1 + 1e3 * r ** 0.5)             # slope 1/2 as r -> 0, 1 at large r
+    ev = judge_slope("err", r, y, predicted=0.5, atol=0.05, window="auto", toward="zero", plot=False)
+    assert ev.holds and ev.comparisons[-1].measured == pytest.approx(0.5, abs=0.02)
+    # read toward infinity, the same series' tail is the large-r end, slope near 1: refuted there
+    assert judge_slope("err", r, y, predicted=0.5, atol=0.05, window="auto", plot=False).holds is False
+    # a short window whose local slope still drifts toward the printed exponent as r -> 0 is not yet asymptotic
+    r = np.logspace(-6, -3, 7)
+    ev = judge_slope("err", r, r ** 0.5 * (1 + 1e3 * r ** 0.5), predicted=0.5, atol=0.05, toward="zero", plot=False)
+    assert ev.outcome[0] == S.INCONCLUSIVE and "not yet asymptotic" in ev.outcome[1]
+    with pytest.raises(ValueError):
+        judge_slope("err", r, r, predicted=1.0, toward="up")
+
 def test_a_rate_check_pins_only_at_the_printed_exponent():
     from verify import judge_slope
 

@@ -279,7 +279,8 @@ def _settled(lx: np.ndarray, ly: np.ndarray, atol: float) -> bool:
 
 def judge_slope(name: str, x: Sequence[float], y: Sequence[float], *, predicted: float, relation: str = "==",
                 atol: float = 0.1, evidence: Evidence | None = None, xlabel: str = "x", ylabel: str = "y",
-                plot: bool = True, pins: Sequence[str] | None = None, window: str = "all") -> Evidence:
+                plot: bool = True, pins: Sequence[str] | None = None, window: str = "all",
+                toward: str = "infinity") -> Evidence:
     """Fit ``log y = slope * log x + c`` and compare the slope with the printed exponent.
 
     ``relation`` ``"=="`` (within ``atol``), ``"<="`` or ``">="`` (a rate at least as fast as printed).
@@ -293,6 +294,9 @@ def judge_slope(name: str, x: Sequence[float], y: Sequence[float], *, predicted:
     on as it does, would reach the tolerance, provided that horizon lies within ``MAX_SPANS`` windows (in
     log x) of the last point; a drift too slow to close the gap by then does not save the fit. ``window="auto"`` fits the longest tail of the series whose
     local slopes have settled (at least three points), so a longer series can carry its own transient.
+    ``toward`` names the limit the rate is about: ``"infinity"`` (x -> infinity: the largest x is the asymptotic
+    end) or ``"zero"`` (x -> 0, e.g. a radius, a step or an init scale: the smallest x is). The regime rule, the
+    tail of ``window="auto"`` and "first"/"last" follow it; the slope is always d log y / d log x.
 
     **Pinning.** A passing two-sided check, or a one-sided check that lies within ``atol`` of the printed
     exponent, *pins* that exponent; ``pins`` names the bound comparisons of the same evidence whose
@@ -304,14 +308,19 @@ def judge_slope(name: str, x: Sequence[float], y: Sequence[float], *, predicted:
         raise ValueError(f"relation must be '==', '<=' or '>=', got {relation!r}")
     if window not in ("all", "auto"):
         raise ValueError(f"window must be 'all' or 'auto', got {window!r}")
+    if toward not in ("infinity", "zero"):
+        raise ValueError(f"toward must be 'infinity' or 'zero', got {toward!r}")
+    # work in u = sgn log x, so that the asymptotic end is always the last point; slopes in u are sgn times
+    # the slopes in log x and are turned back before anything is compared or shown
+    sgn = 1.0 if toward == "infinity" else -1.0
     xs, ys = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if xs.size != ys.size or xs.size < 3:
         return ev.inconclusive(f"{name}: need at least three points for a slope, got {xs.size}")
     if not (np.all(xs > 0) and np.all(ys > 0) and np.all(np.isfinite(ys)) and np.all(np.isfinite(xs))):
         return ev.inconclusive(f"{name}: a log-log slope needs positive finite values")
-    order = np.argsort(xs, kind="stable")
+    order = np.argsort(sgn * xs, kind="stable")
     xs, ys = xs[order], ys[order]
-    lx, ly = np.log(xs), np.log(ys)
+    lx, ly = sgn * np.log(xs), np.log(ys)
     start = 0
     if window == "auto":
         for k in range(0, xs.size - 2):
@@ -324,6 +333,7 @@ def judge_slope(name: str, x: Sequence[float], y: Sequence[float], *, predicted:
     slope, se, fitted = _fit(fx, fy)
     local = _local_slopes(fx, fy)
     drift, drift_se = _drift(fx, fy)
+    slope, local, drift = sgn * slope, sgn * np.asarray(local), sgn * drift
     settled = _settled(fx, fy, atol)
     # the local slope at the window's two ends, as the quadratic fit has it (robust to noise between points)
     first, last = (slope - drift / 2, slope + drift / 2)
@@ -352,14 +362,14 @@ def judge_slope(name: str, x: Sequence[float], y: Sequence[float], *, predicted:
         (last - (predicted + atol)) if relation == "<=" else ((predicted - atol) - last))
     need = gap / abs(drift / span) if drift != 0 else math.inf
     if fails and not settled and toward and need <= MAX_SPANS * span:
-        where = f"; near {xlabel or 'x'} {xs[-1] * math.exp(min(need, 700.0)):.3g} at the drift's rate"
+        where = f"; near {xlabel or 'x'} {xs[-1] * math.exp(sgn * min(need, 700.0)):.3g} at the drift's rate"
         ev.show(**{f"{name}: not yet asymptotic": True})
         ev.inconclusive(f"{name}: not yet asymptotic: fitted slope {slope:.3f} vs {relation} {predicted:g}, the local "
                         f"slope still drifts toward it ({first:.3f} -> {last:.3f} across the window, drift "
                         f"{drift:+.3f} +- {drift_se:.2g}){where}")
         if plot:
-            ev.add_series(f"{name} (log-log)", np.exp(fx), {ylabel or "y": np.exp(fy)}, xlabel=xlabel, ylabel=ylabel,
-                          logx=True, logy=True)
+            ev.add_series(f"{name} (log-log)", np.exp(sgn * fx), {ylabel or "y": np.exp(fy)}, xlabel=xlabel,
+                          ylabel=ylabel, logx=True, logy=True)
         return ev
     if relation == "==":
         ev.close(f"{name}: log-log slope", slope, predicted, rtol=0.0, atol=atol, detail=detail)
@@ -373,6 +383,6 @@ def judge_slope(name: str, x: Sequence[float], y: Sequence[float], *, predicted:
     c = ev.comparisons[-1]
     c.rate, c.pinned, c.pins = True, bool(pinned), (list(pins) if pins is not None else None)
     if plot:
-        ev.add_series(f"{name} (log-log)", np.exp(fx), {ylabel or "y": np.exp(fy), f"fit, slope {slope:.2f}": np.exp(fitted)},
+        ev.add_series(f"{name} (log-log)", np.exp(sgn * fx), {ylabel or "y": np.exp(fy), f"fit, slope {slope:.2f}": np.exp(fitted)},
                       xlabel=xlabel, ylabel=ylabel, logx=True, logy=True)
     return ev

@@ -142,7 +142,7 @@ def lemD_2(fx):
                 err_common.append(err)
     ev.le("max over sigma, t of error / bound", worst, 1.0, rtol=1e-9)
     judge_slope("error at a common time vs sigma (cubic)", sigmas, err_common, predicted=3.0, atol=0.2, evidence=ev,
-                xlabel="sigma", ylabel="||theta - phi~||_M")
+                xlabel="sigma", ylabel="||theta - phi~||_M", toward="zero")
     ev.record(max_ratio=worst, lambda0=lam)
     return ev
 

@@ -553,7 +553,7 @@ def _g7(fx, literal: bool, rate: float = 3.0):
     worst, err_common, rs = _g7_errors(fx, W, s, c, lam, rate)
     ev.le("max over r, t of ||theta(t) - phi~(theta(T0), t)||_M / bound", worst, 1.0, rtol=1e-9)
     judge_slope("error at a common time vs the scale r (cubic)", rs, err_common, predicted=3.0, atol=0.2, evidence=ev,
-                xlabel="r", ylabel="||theta - phi~||_M")
+                xlabel="r", ylabel="||theta - phi~||_M", toward="zero")
     ev.record(rate=lam, mu_plus_norm=float(np.linalg.norm(mp)), max_ratio=worst)
     if not literal and not fx.mutation:
         # the other reading: phi~ the flow of L~ (as defined) but lambda0+ = ||mu+|| as printed in the bound and window;
@@ -719,7 +719,7 @@ def lemG_5(fx):
              detail=f"exponents over the windows: {np.round(slopes, 3).tolist()}; bbar drift: "
                     f"{np.round(drifts, 4).tolist()}" + ("; stopped by rounding" if rounding else ""))
     judge_slope("item 1: ||Delta theta||_M vs r (O(r^3))", rs, E, predicted=3.0, relation=">=", atol=0.3, evidence=ev,
-                xlabel="r", ylabel="||Delta theta||_M")
+                xlabel="r", ylabel="||Delta theta||_M", toward="zero")
     r = r_top * 0.25
     sigs = C1 * r ** 3 * np.array([1.0, 1e-2, 1e-4])
     B = np.array([at_end(s, r)[0] for s in sigs])
@@ -727,12 +727,12 @@ def lemG_5(fx):
     if pos.any():
         judge_slope("item 2: |bbar_k(sigma)| of the positive neurons vs sigma (bounded: exponent 0)", sigs,
                     np.linalg.norm(B[:, pos], axis=1), predicted=0.0, atol=0.05, evidence=ev, xlabel="sigma",
-                    ylabel="|bbar+|")
+                    ylabel="|bbar+|", toward="zero")
     if neg.any():
         expo = 0.0 if fx.mutated(NO_DECAY) else kappa
         judge_slope("item 2: |bbar_k(sigma)| of the negative neurons vs sigma (exponent kappa)", sigs,
                     np.linalg.norm(B[:, neg], axis=1), predicted=expo, atol=0.05, evidence=ev, xlabel="sigma",
-                    ylabel="|bbar-|")
+                    ylabel="|bbar-|", toward="zero")
     ev.record(T0=T0, kappa=kappa, lambda0_plus=lam, residuals=E, bbar=B, C1=C1)
     return ev
 

@@ -105,7 +105,7 @@ def lemE_8(fx):
     run = phase2_run(fx, init, lam, ts, rs, sigmas, root_m)
     size = np.array([float(norm_M(Ws[-1], As[-1])) for Ws, As in run["two"]])
     judge_slope("(1) ||phi(r theta^, T2(r) + t0)||_M (a nonzero limit: exponent 0)", rs, size, predicted=0.0, atol=0.1,
-                evidence=ev, xlabel="r", ylabel="M-norm")
+                evidence=ev, xlabel="r", ylabel="M-norm", toward="zero")
     if ev.holds is False:
         ev.record(theta_tilde_size=size, lambda0=lam)
         return ev

@@ -133,7 +133,7 @@ def lem5_2(fx):
     ev.le(f"max_r E(r) / (C r^{p:g}/sqrt(m)), C = 4/lambda0 + sqrt2", float(np.max(E / (C * rs ** p / np.sqrt(m)))), 1.0,
           room=None)
     judge_slope("Phase-I error E(r)", rs, E, predicted=p - 0.2, relation=">=", atol=0.0, evidence=ev, xlabel="r",
-                ylabel="E(r)")
+                ylabel="E(r)", toward="zero")
     ev.record(r=rs, E=E, E_over_r3=E / rs ** 3, lambda0=lam, proof_constant=C)
     return ev
 
@@ -636,7 +636,7 @@ def lem5_4(fx):
         refs.append((Ws, As))
     size0 = np.array([float(norm_M(Ws[1], As[1])) for Ws, As in refs])
     judge_slope("(4) ||phi(r theta^, T2(r))||_M (a nonzero limit: exponent 0)", rs, size0, predicted=0.0, atol=0.1,
-                evidence=ev, xlabel="r", ylabel="M-norm")
+                evidence=ev, xlabel="r", ylabel="M-norm", toward="zero")
     if ev.holds is False:        # (4) fails: theta~ = 0, and (5) compares vanishing quantities; nothing to add
         ev.record(theta_tilde_size=size0, lambda0=lam)
         return ev

@@ -141,7 +141,11 @@ def _lemma_series(fx):
     return np.array(rows), ok
 
 
-NAIVE_ORDER = "O(eps^2) (the naive order of f = O(||w||^2) at t = 0, ignoring the growth over [0, T])"
+# The control: an order the error cannot have (at t = 0 the error is already of order eps^2, f = O(||w||^2)).
+# The naive O(eps^2) was the control until judge_slope read eps -> 0 from the small end: on min.wellsep.growing the
+# local slope rises toward 2 as eps shrinks (1.70 -> 1.80 over eps_lemma e^-1 .. e^-7; below e^-7 the integrator's
+# balance floor exceeds 1% of the error), so O(eps^2) is not decidable there and may be the true order.
+NAIVE_ORDER = "O(eps^3) (an order the error cannot have: at t = 0 it is of order eps^2 already)"
 
 
 @claim("min2024.lem1", kind="lemma", title="Lemma 1 (formal, App. B.1): directional dynamics before T",
@@ -152,7 +156,7 @@ NAIVE_ORDER = "O(eps^2) (the naive order of f = O(||w||^2) at t = 0, ignoring th
        cannot_fail="the bound is ~2.4e4x loose at the hypothesis' edge; breaking the hypothesis with T > 0 (probe "
        "min.wellsep.eps_gap, eps halfway in log between the edge and 1/sqrt(h), judged on [0, T]) the conclusion "
        "held (room 1.6e3 in quick: T shrinks to 0 as eps -> 1/sqrt(h) while the bound grows with eps); at "
-       "eps >= 1/sqrt(h) (large-init control) [0, T] is empty and nothing is judged; the mutated O(eps^2) rate is "
+       "eps >= 1/sqrt(h) (large-init control) [0, T] is empty and nothing is judged; the mutated O(eps^3) rate is "
        "refuted",
        fixtures=LEM_FIXTURES + [LARGE_INIT, GAP_INIT,
                                 negative(wellsep, label="min.wellsep.growing", mutation=NAIVE_ORDER, **GROWING)],
@@ -189,7 +193,7 @@ def lem1(fx):
     if not ok_series:
         ev.inconclusive("integrator failed along the eps series")
     judge_slope("direction error against eps", rows[:, 0], rows[:, 1], relation=">=", atol=0.1,
-                predicted=2.0 if fx.mutated(NAIVE_ORDER) else 1.0, evidence=ev, xlabel="eps", ylabel="error")
+                predicted=3.0 if fx.mutated(NAIVE_ORDER) else 1.0, evidence=ev, xlabel="eps", ylabel="error", toward="zero")
     return ev
 
 
@@ -250,9 +254,9 @@ def lem3(fx):
     if not ok_series:
         ev.inconclusive("integrator failed along the eps series")
     judge_slope("max ||w||^2 against eps", rows[:, 0], rows[:, 2], relation=">=", atol=0.1, predicted=1.0,
-                evidence=ev, xlabel="eps", ylabel="max ||w_j||^2")
+                evidence=ev, xlabel="eps", ylabel="max ||w_j||^2", toward="zero")
     judge_slope("max |f| against eps", rows[:, 0], rows[:, 3], relation=">=", atol=0.1, predicted=1.0,
-                evidence=ev, xlabel="eps", ylabel="max |f|")
+                evidence=ev, xlabel="eps", ylabel="max |f|", toward="zero")
     return ev
 
 

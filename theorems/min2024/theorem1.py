@@ -140,7 +140,8 @@ def _t_align_rates(fx, ev: Evidence) -> None:
         # pins nothing: t_align <= t1 is loose by its constant 16 log n/min{zeta, mu^2} (and t_align does not attain
         # t1's mu-exponent ~ -2.5); an n-exponent that happens to match t1's would pin the n-dependence alone
         judge_slope(name, xs[keep], ta[keep], predicted=b, relation=">=" if key == "mu" else "<=",
-                    atol=0.1 + 2 * se, evidence=ev, xlabel=key, ylabel="t_align", pins=[])
+                    atol=0.1 + 2 * se, evidence=ev, xlabel=key, ylabel="t_align", pins=[],
+                    toward="zero" if key == "mu" else "infinity")
 
 
 @claim("min2024.thm1.a", kind="theorem", title="Theorem 1, part 1: directional convergence by t1",

@@ -392,7 +392,7 @@ def dwell(fx):
         judge_slope("max dwell x n_a against mu (eps -> 0)", xs[keep], dw[keep], predicted=b,
                     relation="==" if fx.mutated(DWELL_ATTAINED) else ">=",
                     atol=(0.25 if fx.mutated(DWELL_ATTAINED) else 0.1) + 2 * se, evidence=ev, xlabel="mu",
-                    ylabel="dwell x n_a")
+                    ylabel="dwell x n_a", toward="zero")
     return ev
 
 

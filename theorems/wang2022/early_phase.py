@@ -304,7 +304,7 @@ def _lem2(fx):
     # the three smallest r0 (the asymptotic regime; at r0 = 1e-2 the network has left the small-init regime by T).
     exponent = 1.0 if fx.mutated() else 2.0
     judge_slope(f"(i) error ~ r0^{exponent:g} (App. D.2)", np.asarray(r0s)[-3:], e1[-3:], predicted=exponent,
-                atol=0.2, evidence=ev, xlabel="r0", ylabel="sup error (i)")
+                atol=0.2, evidence=ev, xlabel="r0", ylabel="sup error (i)", toward="zero")
     return ev
 
 
