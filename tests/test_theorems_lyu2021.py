@@ -341,20 +341,26 @@ def test_zero_start_is_a_rest_point_of_the_flow():
     assert np.all(Ws == 0) and np.all(As == 0)
 
 
-def test_cone_statements_are_judged_with_half_mu_plus_and_the_closed_form_bound_holds():
-    """lemG.5, lemG.7 and lemG.8 read lambda0+ as App. G uses it (phi~ the flow of the linearised loss L~; Theorem E.4's
-    lambda = max |G|): expected verified with an imprecision rooted in the cone display's erratum, the display as a
-    mutated control, no amended variant. cone_G_max (lemG.8's closed form) bounds G from above on the sphere, equals
-    ||mu+||/2 = G(mubar+) on A.2 data (so max G = ||mu+||/2 there), and bounds -G by ||mu-||/2 likewise."""
+def test_cone_statements_take_lambda0_plus_as_defined_and_the_closed_form_bound_holds():
+    """lemG.5 and lemG.8 are false with lambda0+ := ||mu+|| as App. G defines it (l. 7584) and hold with ||mu+||/2:
+    expected refuted, a statement affected by the cone display's root erratum, with an amended claim (the halved
+    value) whose mutated control is the defined value. lemG.7 holds with lambda0+ as defined once phi~ is the flow of
+    L~ (as defined): an imprecision, expected verified, the displayed ODE as its control. cone_G_max (lemG.8's
+    closed form) bounds G from above on the sphere, equals ||mu+||/2 = G(mubar+) on A.2 data (so max G = ||mu+||/2
+    there), and bounds -G by ||mu-||/2 likewise."""
     from theorems.lyu2021.appendix_g import cone_G_max, g4_start
     from theorems.lyu2021.common import CONE_DISPLAY, GRAD_G_CONE_ID, mu_pm
 
-    for key in ("lemG.5", "lemG.7", "lemG.8"):
+    for key in ("lemG.5", "lemG.8"):
         c = REGISTRY[f"lyu2021.{key}"]
-        assert c.expected is None and c.erratum.kind == "imprecision" and c.erratum.root == GRAD_G_CONE_ID
-        assert "l. 8270" in c.erratum.reading and not c.erratum.amended
-        assert f"lyu2021.{key}.amended" not in REGISTRY.claims
+        assert c.erratum.kind == "wrong constant or typo" and c.erratum.root == GRAD_G_CONE_ID and c.erratum.amended
+        assert f"lyu2021.{key}.amended" in REGISTRY.claims
         assert any(u.mutation == CONE_DISPLAY for u in c.fixtures)
+    assert REGISTRY["lyu2021.lemG.8"].erratum.independence == "closed form"
+    c = REGISTRY["lyu2021.lemG.7"]
+    assert c.expected in (None, "verified") and c.erratum.kind == "imprecision" and c.erratum.root == GRAD_G_CONE_ID
+    assert "lyu2021.lemG.7.amended" not in REGISTRY.claims
+    assert any(u.mutation == CONE_DISPLAY for u in c.fixtures)
     fx = g4_start.build(np.random.default_rng(2), **g4_start.defaults)
     X, y, al = fx["X"], fx["y"], fx["alpha"]
     mp, mm = mu_pm(X, y, al)

@@ -38,6 +38,7 @@ from .common import (
     G_grad,
     G_value,
     cone_imprecision,
+    cone_refuted,
     mu_pm,
     norm_M,
 )
@@ -514,9 +515,9 @@ def _inside_cone_start(fx, sign_pattern):
     return np.array(W)
 
 
-def _g7_errors(fx, W, s, c: float, lam: float, rate: float):
+def _g7_errors(fx, W, s, c: float, lam: float, power: int = 3):
     """(max over r, t of the error of the cone linear flow with v = c mu+- against the accurate flow, over the bound
-    4m||theta(T0)||^3/lam e^{rate lam t} on its window (lam in both); the errors at a common time; the scales r)."""
+    4m||theta(T0)||^power/lam e^{3 lam t} on its window (lam in both); the errors at a common time; the scales r)."""
     X, y, al, m = fx["X"], fx["y"], fx["alpha"], fx["m"]
     mp, mm = mu_pm(X, y, al)
     vp, vm = c * mp, c * mm
@@ -534,41 +535,45 @@ def _g7_errors(fx, W, s, c: float, lam: float, rate: float):
         for k, t in enumerate(ts):
             Wl, al_ = cone_linear_flow(W0, a0, vp, vm, t)
             e = float(norm_M(Ws[k] - Wl, As[k] - al_))
-            worst = max(worst, e / (4 * m * nM ** 3 / lam * np.exp(rate * lam * t)))
+            worst = max(worst, e / (4 * m * nM ** power / lam * np.exp(3 * lam * t)))
             if t == t_common:
                 err_common.append(e)
     return worst, err_common, rs
 
 
-def _g7(fx, literal: bool, rate: float = 3.0):
+def _g7(fx, literal: bool, power: int = 3):
     ev = Evidence()
     X, y, al, m = fx["X"], fx["y"], fx["alpha"], fx["m"]
     mp = mu_pm(X, y, al)[0]
+    # lambda0+ := ||mu+|| as defined (l. 7584) in the bound and window; phi~ the flow of L~ (grad G = mu+/2), or, in
+    # the display's control, the displayed ODE with mu+ (twice as fast)
     c = 1.0 if literal else 0.5
-    lam = c * float(np.linalg.norm(mp))
+    lam = float(np.linalg.norm(mp))
     s = np.ones(m)
     if m >= 2:
         s[-1] = -1.0
     W = _inside_cone_start(fx, s)
-    worst, err_common, rs = _g7_errors(fx, W, s, c, lam, rate)
+    worst, err_common, rs = _g7_errors(fx, W, s, c, lam, power)
     ev.le("max over r, t of ||theta(t) - phi~(theta(T0), t)||_M / bound", worst, 1.0, rtol=1e-9)
     judge_slope("error at a common time vs the scale r (cubic)", rs, err_common, predicted=3.0, atol=0.2, evidence=ev,
                 xlabel="r", ylabel="||theta - phi~||_M", toward="zero")
     ev.record(rate=lam, mu_plus_norm=float(np.linalg.norm(mp)), max_ratio=worst)
     if not literal and not fx.mutation:
-        # the other reading: phi~ the flow of L~ (as defined) but lambda0+ = ||mu+|| as printed in the bound and window;
-        # recorded, not judged: it says whether the verdict depends on lambda0+'s value or only on phi~
-        other, _, _ = _g7_errors(fx, W, s, 0.5, 2 * lam, rate)
-        ev.record(max_ratio_phi_L_tilde_lambda_printed=other)
+        # the halved lambda0+ (the growth rate of the flow of L~) in the bound and window: recorded, not judged; it
+        # shows the verdict depends on what phi~ is, not on lambda0+'s value
+        other, _, _ = _g7_errors(fx, W, s, 0.5, lam / 2, power)
+        ev.record(max_ratio_lambda_halved=other)
     return ev
 
 
-GROWTH_1_G = "growth e^{lambda0+ t} instead of e^{3 lambda0+ t}"
+# With lambda0+ = ||mu+|| as defined the window's growth e^{3 lambda0+ t} is loose enough that "e^{lambda0+ t}" holds
+# too (ratio 0.53 on quick task 6.0), so the control is a higher order in ||theta(T0)||_M than the lemma's cube
+QUARTIC = "||theta(T0)||_M^4 in place of ||theta(T0)||_M^3 (a higher order than printed)"
 _g7_fixtures = [random(hinted, gap=0.7, n0=4), random(hinted, gap=0.7, n0=4, m=3, alpha=0.3),
                 adv(hinted, label="hinted, n0 = 12"), adv(hinted, gap=0.7, n0=4, m=1, label="m = 1"),
                 adv(hinted, gap=0.7, n0=4, alpha=0.9, label="alpha -> 1"),
                 negative(hinted_small_h, gap=0.7, n0=4),
-                negative(hinted, gap=0.7, n0=4, mutation=GROWTH_1_G),
+                negative(hinted, gap=0.7, n0=4, mutation=QUARTIC),
                 negative(hinted, gap=0.7, n0=4, mutation=CONE_DISPLAY)]
 
 
@@ -580,23 +585,22 @@ _g7_fixtures = [random(hinted, gap=0.7, n0=4), random(hinted, gap=0.7, n0=4, m=3
                    r"for T0 <= t <= T0 + (1/lambda0+) ln(sqrt(min{eps, lambda0+})/(sqrt(4m)||theta(T0)||_M)), "
                    r"phi~ the gradient flow on L~, displayed as dw~_k/dt = a~_k mu+, da~_k/dt = <w~_k, mu+> (a_k > 0; mu- "
                    r"for a_k < 0), lambda0+ := ||mu+||",
-           depends="phi~ the flow of the linearised loss L~ (d(w~, a~)/dt = (a~ mu+-/2, <w~, mu+->/2)) and lambda0+ = "
-                   "||mu+||/2 in the bound and window (the bound's 'exp(3 lambda0 (t - T0))', l. 7647, read as lambda0+ "
-                   "as the proof's own exp(3 lambda0+ (t - T0)), l. 7703-7706, has it); read through the display (the control '" + CONE_DISPLAY + "') "
-                   "the linear flow moves twice as fast as the true one: a first-order mismatch (fitted exponent ~1 in "
-                   "r, not 3) far above the cubic bound (the printed claim judged that way in baseline-quick at "
-                   "bb1c7c6). With phi~ the flow of L~ but lambda0+ = ||mu+|| in the bound and window the bound holds as "
-                   "well (recorded as max_ratio_phi_L_tilde_lambda_printed: 1.2e-3 on quick tasks 0.0 and 1.0): the "
-                   "verdict depends on what phi~ is, not on lambda0+'s value")),
+           depends="phi~ the flow of the linearised loss L~ (d(w~, a~)/dt = (a~ mu+-/2, <w~, mu+->/2)), as defined; "
+                   "lambda0+ = ||mu+|| as defined, in the bound and window (the bound's 'exp(3 lambda0 (t - T0))', "
+                   "l. 7647, read as lambda0+ as the proof's own exp(3 lambda0+ (t - T0)), l. 7703-7706, has it); read "
+                   "through the displayed ODE (the control '" + CONE_DISPLAY + "') the linear flow moves twice as fast as "
+                   "the true one: a first-order mismatch (fitted exponent ~1 in r, not 3) far above the cubic bound. "
+                   "With lambda0+ = ||mu+||/2 in the bound and window the bound holds as well (recorded as "
+                   "max_ratio_lambda_halved): the verdict depends on what phi~ is, not on lambda0+'s value")),
        judged_by="balanced neurons strictly inside s_k int(C) (one negative neuron when m >= 2) at scales r in {1e-3, "
                  "1e-4, 1e-5}; accurate flow vs the cone linear flow (expm, grad G = mu+-/2: the flow of L~) on 30 times in "
-                 "the window: ratio to the bound (lambda0+ = ||mu+||/2) <= 1 (the proof's constant is pessimistic: room "
+                 "the window: ratio to the bound (lambda0+ = ||mu+|| as defined) <= 1 (the proof's constant is pessimistic: room "
                  "recorded), and the order (cubic in r) by the fitted exponent at a common time (3 +- 0.2). Controls: "
-                 "the display's linear flow and lambda0+ = ||mu+|| (refuted), growth e^{lambda0+ t}. Extremes: m = 1, "
+                 "the displayed linear flow (refuted), the order ||theta(T0)||_M^4 (refuted). Extremes: m = 1, "
                  "alpha = 0.9")
 @inconclusive_on_stall
 def lemG_7(fx):
-    return _g7(fx, literal=fx.mutated(CONE_DISPLAY), rate=1.0 if fx.mutated(GROWTH_1_G) else 3.0)
+    return _g7(fx, literal=fx.mutated(CONE_DISPLAY), power=4 if fx.mutated(QUARTIC) else 3)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -640,20 +644,22 @@ NO_DECAY = "|bbar_k(sigma)| in [Abar, Bbar] for every neuron (no sigma^kappa dec
                  adv(g4_start, alpha=0.9, label="alpha -> 1"), adv(g4_start, m=2, n0=12, gap=0.05, label="hinted, n0 = 12"),
                  negative(g4_start, small_h=True), negative(g4_start, mutation=NO_DECAY),
                  negative(g4_start, mutation=CONE_DISPLAY)],
-       expected="verified",
-       erratum=erratum(**cone_imprecision(
+       erratum=erratum(**cone_refuted(
            location="Lemma G.5, App. G.3 (full text l. 7133)",
            printed=r"T1(sigma, r) := (1/lambda0+) ln(r/(sqrt(m) sigma)); at T0 + T1(sigma, r): w_k = r bbar_k(sigma) mubar+ + "
                    r"Delta w_k, a_k = r bbar_k(sigma) + Delta a_k (abar_k > 0), r^(1-kappa) bbar_k(sigma)(mubar-, 1) + Delta "
                    r"(abar_k < 0), ||Delta theta||_M <= C2 r^3; |bbar_k(sigma)| in [Abar, Bbar] (abar_k > 0), in "
                    r"[sigma^kappa Abar, sigma^kappa Bbar] (abar_k < 0), kappa = 1 - ||mu-||/||mu+||",
-           depends="lambda0+ = ||mu+||/2 in T1(sigma, r) (the top eigenvalue of the flow of L~, l. 7565-7584, which the "
-                   "proof's exp(T1 lambda0+) = r/(sqrt(m) sigma) uses as the growth of that flow); read through the "
-                   "display (the control '" + CONE_DISPLAY + "') the positive neurons at T0 + T1 have size ~ "
-                   "sqrt(r sigma): bbar_k(sigma) has fitted exponent 0.50 in sigma, not 0 +- 0.05 (the printed claim "
-                   "judged that way in baseline-quick at bb1c7c6, three g4 fixtures)")),
-       judged_by="lambda0+ = ||mu+||/2 (the paper's reading; the display's ||mu+|| is a mutated control); T0 from the "
-                 "G-flows (Lemma G.4, validity <= 1e-6); sigma = C1 r^3 (C1 so small that every neuron is tiny "
+           amended=cat.statement("lemG.5") + r" With $\lambda_0^+ = \|\mu_+\|/2$ in $T_1(\sigma, r)$ (the growth rate of "
+                   r"the flow of $\tilde L$, which the proof's $\exp(T_1\lambda_0^+) = r/(\sqrt m\sigma)$ needs).",
+           summary="with lambda0+ := ||mu+|| as defined (twice the growth rate) the positive neurons at T0 + T1 have size "
+                   "~ sqrt(r sigma): bbar_k(sigma) ~ sigma^(1/2) -> 0, not in a fixed [Abar, Bbar]; with ||mu+||/2 "
+                   "(amended) the statement holds",
+           second_method="from the same run and integrator: the fitted exponent of bbar_k(sigma) in sigma for the "
+                         "positive neurons, 0.50 as printed and 0 amended; the independent confirmation is the root's "
+                         "(exact rational arithmetic of G(w)/<w, mu+> = 1/2)")),
+       judged_by="lambda0+ = ||mu+|| as defined (l. 7584; amended ||mu+||/2, with the defined value as its mutated "
+                 "control); T0 from the G-flows (Lemma G.4, validity <= 1e-6); sigma = C1 r^3 (C1 so small that every neuron is tiny "
                  "at T0); accurate flow to T0 + T1(sigma, r); bbar_k by projection on (mubar+-, 1). Item 1: the residual "
                  "||Delta theta||_M over r = r_top {1, 1/2, 1/4, 1/8}, r_top max|bbar_k| = 0.005 (the lemma's r_max), is "
                  "O(r^3) (fitted exponent >= 3 - 0.3, the fit is pre-asymptotic at the largest r). Item 2 at r = r_top/4, "
@@ -667,7 +673,9 @@ def lemG_5(fx):
     Wb, ab = fx["Wbar"], fx["abar"]
     mp, mm = mu_pm(X, y, al)
     kappa = 1 - float(np.linalg.norm(mm) / np.linalg.norm(mp))
-    lam = float(np.linalg.norm(mp)) * (1.0 if fx.mutated(CONE_DISPLAY) else 0.5)
+    # printed: lambda0+ := ||mu+|| (l. 7583-7584); amended: ||mu+||/2, the growth rate of the flow of L~
+    display = fx.mutated(CONE_DISPLAY)
+    lam = float(np.linalg.norm(mp)) * (0.5 if fx.amended and not display else 1.0)
     T0, gerr = phase1_T0(fx, Wb, ab)
     ev.accuracy("G-flow integrator error estimate (relative, rtol/10 rerun)", gerr, 1e-6)
     if not np.isfinite(T0):
@@ -767,24 +775,23 @@ def cone_G_max(X, y, alpha, sign: float = 1.0) -> float:
                  adv(g4_start, m=6, label="m = 6"), adv(g4_start, alpha=0.7, label="alpha = 0.7 (kappa ~ 0.3)"),
                  negative(g4_start, small_h=True), negative(g4_start, mutation=NO_T0),
                  negative(g4_start, mutation=CONE_DISPLAY)],
-       expected="verified",
-       erratum=erratum(**cone_imprecision(
-           location="Lemma G.8, App. G.4 (full text l. 8460)",
+       erratum=erratum(**cone_refuted(
+           location="Lemma G.8, App. G.4 (full text l. 8225)",
            printed=r"T12(sigma) := T0 + (1/lambda0+) ln(1/(sqrt(m) sigma)), T2(r) := (1/lambda0+) ln(1/r); theta~(t) := "
                    r"lim_{r->0} phi(r theta^, T2(r) + t) != 0 (67); lim_j theta_j(T12(sigma_j) + t) = pi_bhat(theta~(t)) (68)",
-           depends="lambda0+ = ||mu+||/2 in T12 and T2 (Theorem E.4's lambda = max |G| on the sphere, which the proof "
-                   "applies, l. 8270 with l. 3465); read through the display (the control '" + CONE_DISPLAY + "') "
-                   "phi(r theta^, T2(r)) ~ sqrt(r) and the limit (67) is 0: the local slopes of its M-norm against r "
-                   "settle at 0.50 once the net at T2(r) is small (r bhat+^2 << 1), and the closed form below bounds "
-                   "it by r^(1 - Lambda/||mu+||) with Lambda = max G on the sphere",
+           amended=cat.statement("lemG.8") + r" With $\lambda_0^+ = \|\mu_+\|/2$ in $T_{12}$ and $T_2$ (Theorem E.4's "
+                   r"$\lambda = \max|G|$ on the sphere, which the proof applies, l. 8270 with l. 3465).",
+           summary="with lambda0+ := ||mu+|| as defined, phi(r theta^, T2(r)) ~ sqrt(r) and the limit (67) is 0: the "
+                   "local slopes of its M-norm against r settle at 0.50 once the net at T2(r) is small; with ||mu+||/2 "
+                   "(amended) the statement holds",
            independence="closed form",
-           second_method="closed form, independent of the integrator: a balanced positive neuron of the logistic loss "
-                         "obeys d||w||^2/dt <= 2 a G(w) (-l'(q) <= 1/2 exactly when q >= 0), so ||phi(r theta^, t)||_M <= "
-                         "||r theta^||_M e^{Lambda t} with Lambda >= max G on the sphere (vertex enumeration, cone_G_max); "
-                         "with lambda0+ = ||mu+|| this is ||theta^||_M r^(1 - Lambda/||mu+||) -> 0 wherever Lambda < "
-                         "||mu+||, so (67) fails under the display")),
-       judged_by="conditioned on a positive neuron (probability 1 - 2^-m, exact for random signs); lambda0+ = ||mu+||/2 "
-                 "(the paper's reading; the display's ||mu+|| is a mutated control); T0 from the G-flows (validity); "
+           second_method="closed form, independent of the integrator (computed in the check): a balanced positive "
+                         "neuron of the logistic loss obeys d||w||^2/dt <= 2 a G(w) (-l'(q) <= 1/2 exactly when q >= 0), "
+                         "so ||phi(r theta^, t)||_M <= ||r theta^||_M e^{Lambda t} with Lambda >= max G on the sphere "
+                         "(vertex enumeration, cone_G_max); with lambda0+ = ||mu+|| this is ||theta^||_M "
+                         "r^(1 - Lambda/||mu+||), and Lambda = ||mu+||/2 on every fixture: exponent 0.5, (67) is 0")),
+       judged_by="conditioned on a positive neuron (probability 1 - 2^-m, exact for random signs); lambda0+ = ||mu+|| "
+                 "as defined (l. 7584; amended ||mu+||/2, with the defined value as its mutated control); T0 from the G-flows (validity); "
                  "bbar_k(sigma) from theta(T0) (top-mode coefficient over sqrt(m) sigma, the Lemma G.5 scaling); (1) bhat = "
                  "bbar(sigma) at the smallest sigma: positive part > 0, the negative neurons' share of ||bbar|| shrinks "
                  "along sigma; (67) ||phi(r theta^, T2(r))||_M for r bhat+ = 1e-3, 1e-5, ... (at least 4 points, until the "
@@ -806,7 +813,9 @@ def lemG_8(fx):
     mp, mm = mu_pm(X, y, al)
     kappa = 1 - float(np.linalg.norm(mm) / np.linalg.norm(mp))
     lam_true = float(np.linalg.norm(mp)) / 2
-    lam = 2 * lam_true if fx.mutated(CONE_DISPLAY) else lam_true
+    # printed: lambda0+ := ||mu+|| (l. 7583-7584); amended: ||mu+||/2, the growth rate of the flow of L~
+    display = fx.mutated(CONE_DISPLAY)
+    lam = lam_true if fx.amended and not display else 2 * lam_true
     T0, gerr = phase1_T0(fx, Wb, ab)
     ev.accuracy("G-flow integrator error estimate (relative, rtol/10 rerun)", gerr, 1e-6)
     if not np.isfinite(T0):
@@ -866,16 +875,18 @@ def lemG_8(fx):
     # the same question without the integrator: the closed-form growth bound of the two-neuron net from r theta^
     Lam = max(cone_G_max(X, y, al), 1e-300)
     expo = 1 - Lam / lam
-    # (exponent <= 0 up to rounding: Lambda = ||mu+||/2 = lambda0+ on A.2 data, computed from the same sums)
+    # printed lambda0+: the refutation's second method, independent of the integrator (exponent 0.5 > 0). Amended
+    # (||mu+||/2): Lambda >= ||mu+||/2 makes the exponent <= 0 on the hypotheses' data by construction, so there it
+    # only says the closed form leaves the limit free; off them (the small-h probe, max G > ||mu+||/2) it can fail
     ev.le("(67) closed form: the exponent 1 - Lambda/lambda0+ of the bound ||phi(r theta^, T2(r))||_M <= ||theta^||_M "
           "r^(1 - Lambda/lambda0+) (Lambda >= max G on the sphere): <= 0, or the bound forces the limit to 0", expo, 0.0,
           atol=1e-9, independent=True, room=None,
           detail=f"Lambda = {Lam:.6g}, ||mu+||/2 = {lam_true:.6g}, lambda0+ = {lam:.6g}")
     Lam_abs = max(Lam, cone_G_max(X, y, al, sign=-1.0))
-    # Theorem E.4's lambda = max |G| on the sphere; G(mubar+) = ||mu+||/2 is attained (mubar+ in int C), so the bound
-    # equal to it pins lambda = ||mu+||/2 (the reading the check uses) on this data
-    ev.record(closed_form_Lambda=Lam, closed_form_exponent=expo, max_abs_G_bound=Lam_abs,
-              max_abs_G_is_half_mu_plus=bool(Lam_abs <= lam_true * (1 + 1e-12)))
+    # Theorem E.4's lambda = max |G| on the sphere; G(mubar+) = ||mu+||/2 is attained (mubar+ in int C): the amendment
+    # rests on it, recorded per fixture
+    ev.record(max_abs_G_is_half_mu_plus=bool(Lam_abs <= lam_true * (1 + 1e-12)))
+    ev.record(closed_form_Lambda=Lam, closed_form_exponent=expo, max_abs_G_bound=Lam_abs)
     if ev.holds is False:
         ev.record(T0=T0)
         return ev

@@ -231,7 +231,7 @@ USES: dict[str, list[str]] = {
     "thmF.9": ["thm3.1", "lemF.8"],
     "thm6.2": ["thmA.7", "lemG.1", "def6.1"], "thmA.7": ["thmG.12"],
     "thmG.12": ["lemG.5", "lemG.8", "thmG.9", "thmG.11", "thm5.6", "corB.18"],
-    "thmG.11": ["lemG.10", "asmA.5", "lemB.9"], "lemG.5": ["lemG.4", "lemG.6", "lemG.7"],
+    "thmG.11": ["lemG.10", "asmA.5", "lemB.9"], "lemG.5": ["lemG.4", "lemG.6", "lemG.7"], "lemG.8": ["lemG.5"],
     "lemG.4": ["lemG.2", "lemB.14", "lemB.16", "corB.18"], "lemG.1": ["lemG.2", "asmA.1", "asmA.2"],
     "thmA.10": ["thmA.7", "asmA.8", "asmA.9"],
     "lemB.9": ["thmB.3", "defB.8"], "lemB.11": ["lemB.10"], "lemB.12": ["lemB.11"], "corB.13": ["lemB.12"],

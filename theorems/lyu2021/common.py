@@ -201,23 +201,37 @@ CONE_DISPLAY = ("lambda0+ = ||mu+|| and the linear flow of M+ = [[0, mu+], [mu+^
                 "literally: twice the growth rate)")
 
 CONE_READING = (
-    "lambda0+ and the linear flow phi~ as App. G itself uses them: phi~ is 'the trajectory of gradient flow on L~' (App. "
-    "G.3.2, l. 7522-7530), L~ the linear approximation of L built from the paper's G (l. 1452-1468: G(w) = (1/(2n)) "
-    "sum_i y_i phi(w^T x_i), L~ := l(0) - sum_k a_k G(w_k); G restated in App. G.3, l. 7060-7075), whose flow on "
-    "s_k C_{delta/3} is d(w~, a~)/dt = (a~ mu+-/2, <w~, mu+->/2); M+ is introduced as the matrix of that linear ODE "
-    "and lambda0+ as its largest eigenvalue (l. 7565-7584); Lemma G.8's proof 'applies Theorem E.4' (l. 8270), whose "
-    "T2(r) = (1/lambda) ln(1/r) has lambda = max |G| on the sphere (l. 3465-3467: 'Theorems in the section will be used "
-    "again in the non-symmetric case'), which is G(mubar+) = ||mu+||/2 on this data. All three give lambda0+ = "
-    "||mu+||/2 and phi~ the flow with mu+-/2. Only the displays 'G(w) = <w, mu+> for w in C_{delta/3}' (l. 7521), the "
-    f"ODE with mu+- and 'lambda0+ := ||mu+||_2' (l. 7548-7584), i.e. the root erratum {GRAD_G_CONE_ID}, give twice it.")
+    "phi~ as App. G defines it: 'the trajectory of gradient flow on L~' (App. G.3.2, l. 7522-7530), L~ the linear "
+    "approximation of L built from the paper's G (l. 1452-1468: G(w) = (1/(2n)) sum_i y_i phi(w^T x_i), L~ := l(0) - "
+    "sum_k a_k G(w_k); App. G prints '+' at l. 7526, a sign slip against l. 1464, and the harness takes '-', the "
+    "linearisation of L), whose flow on s_k C_{delta/3} is d(w~, a~)/dt = (a~ mu+-/2, <w~, mu+->/2). The display "
+    "that follows (l. 7521 and 7540-7584: G(w) = <w, mu+> on C_{delta/3}, the ODE with mu+-, its matrix M+ and "
+    f"lambda0+ := ||mu+||) is the root erratum {GRAD_G_CONE_ID}: that ODE moves twice as fast as the flow just "
+    "defined. lambda0+ is taken as defined, ||mu+||.")
+
+
+def cone_refuted(*, location: str, printed: str, amended: str, summary: str, second_method: str,
+                 independence: str = "same-method confirmation") -> dict:
+    """Keyword arguments of ``erratum`` for an App. G statement that is false with lambda0+ := ||mu+|| as App. G.3.2
+    defines it (l. 7583-7584) and holds with ||mu+||/2, the growth rate of the flow of L~ that its proof needs: a
+    statement affected by the root erratum GRAD_G_CONE_ID, not a slip of its own; the amended claim takes the
+    halved value. No line of App. G equates lambda0+ with max G (unlike Sec. 5.1, l. 4508, for lambda0), so the
+    halved value is a correction, not the paper's own reading."""
+    where = "lambda0+ := ||mu+|| (App. G.3.2, l. 7565-7584, the top eigenvalue of the displayed M+)"
+    return dict(
+        kind="wrong constant or typo", location=f"{location}; through {where}", printed=printed, root=GRAD_G_CONE_ID,
+        independence=independence,
+        reading=f"{where}, as defined; everything else as printed. The slip is the root erratum {GRAD_G_CONE_ID} "
+                "(the cone linearisation displayed with mu+ where the paper's G gives mu+/2).",
+        second_method=second_method, summary=summary, amended=amended,
+        difference="lambda0+ = ||mu+||/2 (grad G = mu+/2 on int C, the root's amendment)")
 
 
 def cone_imprecision(*, location: str, printed: str, depends: str, independence: str = "same-method confirmation",
                      second_method: str = "") -> dict:
     """Keyword arguments of ``erratum`` (with ``expected="verified"`` on the claim) for an App. G statement that
-    involves lambda0+ or the linear flow phi~ and holds under the paper's own reading of them (CONE_READING); the
-    imprecision is that App. G.3.2 also displays them through the slipped cone linearisation (the root
-    GRAD_G_CONE_ID). ``depends``: what the verdict depends on, with the numbers of the display's reading (the
+    involves the linear flow phi~ and holds with phi~ as App. G defines it (CONE_READING); the imprecision is that
+    App. G.3.2 also displays phi~ through the slipped cone linearisation (the root GRAD_G_CONE_ID). ``depends``: what the verdict depends on, with the numbers of the display's reading (the
     claim's CONE_DISPLAY control); ``second_method``/``independence``: the claim's own confirmation that the display
     fails, where it has one beyond the same-method control."""
     where = "lambda0+ := ||mu+|| and the linear flow of M+ = [[0, mu+], [mu+^T, 0]] (App. G.3.2, l. 7521-7584)"
@@ -230,6 +244,6 @@ def cone_imprecision(*, location: str, printed: str, depends: str, independence:
         second_method=f"{own}the control '{CONE_DISPLAY}' on the same fixture family and integrator is refuted; the "
                       f"independent confirmation that the display contradicts the paper's G is the root's "
                       f"({GRAD_G_CONE_ID}: exact rational arithmetic of G(w)/<w, mu+> = 1/2)",
-        summary="holds with lambda0+ = ||mu+||/2 and phi~ the flow of the linearised loss L~ (grad G = mu+/2 on "
-                "int C), the paper's own reading (l. 1452-1468, 7522-7530, 8270 with 3465); only the cone display of "
-                "App. G.3.2 (root erratum) gives a lambda0+ under which it would fail")
+        summary="holds with phi~ the flow of the linearised loss L~ as defined (l. 1452-1468, 7522-7530; grad G = "
+                "mu+/2 on int C) and lambda0+ as defined; only the ODE displayed for phi~ in App. G.3.2 (the root "
+                "erratum) would make it fail")
