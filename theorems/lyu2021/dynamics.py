@@ -94,7 +94,7 @@ class FlowHorizons:
     all_q: np.ndarray | None = None
 
 
-@pure_memo(maxsize=16)
+@pure_memo(maxsize=4)  # few: with keep_all a result holds every record (12 MB a segment at m, d = 100, 51)
 def flow_margin_horizons(W, a, X, y, alpha, horizons, *, dq: float = 600.0, records: int = 300,
                          rtol: float = 1e-10, atol: float = 1e-13, keep_all: bool = False) -> FlowHorizons:
     """Accurate gradient flow of the logistic loss (one network (m, d), (m,)) to margin horizons.
