@@ -299,17 +299,49 @@ def _run_pool(tasks: Sequence[Task], seed: int, run_id: str, limit: Callable[[Ta
               emit: Callable[[dict], None], jobs: int, registry: Registry) -> None:
     ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
     sources, n_threads = loaded_sources(), threads.configured()
-    pending = list(reversed(tasks))  # pop() from the end keeps the given order
+    # Tasks on the same fixture (the printed and the amended claim of an erratum share fixtures and seeds) go to
+    # the worker that ran the first of them: the checks' pure computations on identical inputs are then reused
+    # from its memory (verify.numerics.memo) instead of computed twice. Which worker runs a task changes nothing
+    # else: a task's record depends on its claim, fixture and seed alone. Tasks are handled by index.
+    pending = list(reversed(range(len(tasks))))  # pop() from the end keeps the given order
+    waiting = set(pending)  # not yet started; ``pending`` may still hold indices already taken out of turn
+    groups: dict[tuple, list[int]] = {}
+    for k, t in enumerate(tasks):
+        groups.setdefault(_fixture_key(t), []).append(k)
+    follow: dict[int, list[int]] = {}  # per worker slot: the other tasks on the fixture it ran last
+
+    def take(slot: int) -> Task | None:
+        """The next task for the worker in ``slot``: the rest of its fixture's tasks first, then the next in
+        order that no other worker has a claim on; None when only those remain (the slot waits: that worker
+        runs them in a moment from memory, where a second worker would compute them again)."""
+        k = next((u for u in follow.get(slot, ()) if u in waiting), None)
+        if k is None:
+            reserved = {u for s, f in follow.items() if s != slot for u in f}
+            skipped = []
+            while pending and k is None:
+                u = pending.pop()
+                if u in reserved:
+                    skipped.append(u)
+                elif u in waiting:
+                    k = u
+            pending.extend(reversed(skipped))
+            if k is None:
+                return None
+        waiting.discard(k)
+        follow[slot] = [u for u in groups[_fixture_key(tasks[k])] if u != k]
+        return tasks[k]
+
     workers = [_Worker(ctx, sources, n_threads) for _ in range(max(1, min(jobs, len(tasks))))]
     try:
-        while pending or any(w.task is not None for w in workers):
+        while waiting or any(w.task is not None for w in workers):
             for i, w in enumerate(workers):
-                if w.task is None and pending:
+                if w.task is None and waiting:
                     if not w.proc.is_alive():  # died while idle: its death is no task's verdict
                         w.kill()
                         w = workers[i] = _Worker(ctx, sources, n_threads)
-                    t = pending.pop()
-                    w.start(t, seed, run_id, limit(t))
+                    t = take(i)
+                    if t is not None:
+                        w.start(t, seed, run_id, limit(t))
             busy = [w for w in workers if w.task is not None]
             timeout = max(0.0, min(w.deadline for w in busy) - time.monotonic())
             ready = mp_wait([x for w in busy for x in w.waitables()], timeout=timeout)
@@ -327,6 +359,11 @@ def _run_pool(tasks: Sequence[Task], seed: int, run_id: str, limit: Callable[[Ta
     finally:
         for w in workers:
             w.stop()
+
+
+def _fixture_key(t: Task) -> tuple:
+    """Tasks with one key build the same fixture (same use, seed index and seed: an erratum's two claims)."""
+    return (t.seed, t.use_index, t.seed_index, t.profile)
 
 
 def _death_reason(w: _Worker) -> str:

@@ -19,9 +19,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from verify.numerics.flow import gradient_descent, integrate_flow, normalized_gradient_descent
+from verify.numerics.memo import pure_memo
 from verify.numerics.nets import Loss, gradient, log_loss, log_scaled_loss, margins
 
 
+@pure_memo(maxsize=32)  # the printed and amended claims of an erratum train on the same seeds
 def gd_until_margin(W, a, X, y, alpha, *, eta=0.05, q_target=1.0, max_steps=200_000):
     """Batched GD on the mean logistic loss until every element has q_min >= q_target.
 
@@ -46,6 +48,7 @@ class HorizonRun:
     steps: np.ndarray
 
 
+@pure_memo(maxsize=32)
 def ngd_horizons(W, a, X, y, alpha, horizons, *, eta=1e-2, max_steps=400_000, q_ref=None) -> HorizonRun:
     """Normalised GD theta <- theta - eta grad log L (log-domain weights), batched, with snapshots at
     margin horizons (spec I3). Each element stops after its last horizon.
@@ -91,6 +94,7 @@ class FlowHorizons:
     all_q: np.ndarray | None = None
 
 
+@pure_memo(maxsize=4)  # few: with keep_all a result holds every record (12 MB a segment at m, d = 100, 51)
 def flow_margin_horizons(W, a, X, y, alpha, horizons, *, dq: float = 600.0, records: int = 300,
                          rtol: float = 1e-10, atol: float = 1e-13, keep_all: bool = False) -> FlowHorizons:
     """Accurate gradient flow of the logistic loss (one network (m, d), (m,)) to margin horizons.

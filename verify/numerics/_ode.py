@@ -69,11 +69,18 @@ def parts(theta, model, region, dV, dr, lam):
     phiZ = np.empty((m, n))
     q = np.zeros(n)
     for j in range(m):
+        # <u_j, x_i> summed over k in order for every i at once: the same additions in the same order as one
+        # sum per i (the same bits), but the loop over i carries no dependency and vectorises (with the stage
+        # sums of region_segment written the same way: lyu2021.exp.J's accurate flow at m, n, d = 100, 20, 51
+        # 3.1 -> 2.0 s CPU, identical results)
         for i in range(n):
-            zz = 0.0
-            for k in range(d):
-                zz += u[j, k] * XT[k, i]
-            phiZ[j, i] = H_phi[j, i] * zz
+            phiZ[j, i] = 0.0
+        for k in range(d):
+            ujk = u[j, k]
+            for i in range(n):
+                phiZ[j, i] += ujk * XT[k, i]
+        for i in range(n):
+            phiZ[j, i] = H_phi[j, i] * phiZ[j, i]
         cj = coef[j]
         for i in range(n):
             q[i] += cj * phiZ[j, i]
@@ -366,6 +373,10 @@ def region_segment(theta0, s0, s1, rtol, atol, log_time, model, region, m, d, n_
     g_new = np.empty(2)
     err5 = np.empty(N)
     err3 = np.empty(N)
+    # The stage combinations sum_j K[j, i] coef[j] below run j outer and i inner into per-i accumulators: each sum
+    # gets the same additions in the same order as a loop over j per i (the same bits), and the inner loop over
+    # i carries no dependency, so it vectorises.
+    acc = np.empty(N)
     while True:
         # one step (RungeKutta._step_impl)
         min_step = 10 * abs(np.nextafter(t, direction * np.inf) - t)
@@ -387,19 +398,25 @@ def region_segment(theta0, s0, s1, rtol, atol, log_time, model, region, m, d, n_
                 K[0, i] = f[i]
             for s in range(1, N_STAGES):
                 for i in range(N):
-                    acc = 0.0
-                    for j in range(s):
-                        acc += K[j, i] * A[s, j]
-                    ytmp[i] = y[i] + acc * h
+                    acc[i] = 0.0
+                for j in range(s):
+                    asj = A[s, j]
+                    for i in range(N):
+                        acc[i] += K[j, i] * asj
+                for i in range(N):
+                    ytmp[i] = y[i] + acc[i] * h
                 nrhs += 1
                 if nrhs > max_rhs:
                     return BUDGET, -1, t, n_out, nrhs
                 velocity(ytmp, t + C[s] * h, log_time, model, region, m, d, K[s], lam)
             for i in range(N):
-                acc = 0.0
-                for j in range(N_STAGES):
-                    acc += K[j, i] * B[j]
-                y_new[i] = y[i] + h * acc
+                acc[i] = 0.0
+            for j in range(N_STAGES):
+                bj = B[j]
+                for i in range(N):
+                    acc[i] += K[j, i] * bj
+            for i in range(N):
+                y_new[i] = y[i] + h * acc[i]
             nrhs += 1
             if nrhs > max_rhs:
                 return BUDGET, -1, t, n_out, nrhs
@@ -407,12 +424,16 @@ def region_segment(theta0, s0, s1, rtol, atol, log_time, model, region, m, d, n_
             for i in range(N):
                 scale[i] = atol + pmax(abs(y[i]), abs(y_new[i])) * rtol
             for i in range(N):
-                a5, a3 = 0.0, 0.0
-                for j in range(N_STAGES + 1):
-                    a5 += K[j, i] * E5[j]
-                    a3 += K[j, i] * E3[j]
-                err5[i] = a5 / scale[i]
-                err3[i] = a3 / scale[i]
+                err5[i] = 0.0
+                err3[i] = 0.0
+            for j in range(N_STAGES + 1):
+                e5, e3 = E5[j], E3[j]
+                for i in range(N):
+                    err5[i] += K[j, i] * e5
+                    err3[i] += K[j, i] * e3
+            for i in range(N):
+                err5[i] = err5[i] / scale[i]
+                err3[i] = err3[i] / scale[i]
             s5, s3 = 0.0, 0.0
             for i in range(N):
                 s5 += err5[i] * err5[i]
@@ -451,10 +472,13 @@ def region_segment(theta0, s0, s1, rtol, atol, log_time, model, region, m, d, n_
         # dense output (DOP853._dense_output_impl)
         for s in range(N_STAGES + 1, 16):
             for i in range(N):
-                acc = 0.0
-                for j in range(s):
-                    acc += K[j, i] * A[s, j]
-                y_new[i] = ytmp[i] + acc * h
+                acc[i] = 0.0
+            for j in range(s):
+                asj = A[s, j]
+                for i in range(N):
+                    acc[i] += K[j, i] * asj
+            for i in range(N):
+                y_new[i] = ytmp[i] + acc[i] * h
             nrhs += 1
             if nrhs > max_rhs:
                 return BUDGET, -1, t, n_out, nrhs
@@ -466,10 +490,13 @@ def region_segment(theta0, s0, s1, rtol, atol, log_time, model, region, m, d, n_
             F[2, i] = 2 * dy - h * (f[i] + K[0, i])
         for r in range(4):
             for i in range(N):
-                acc = 0.0
-                for j in range(16):
-                    acc += D[r, j] * K[j, i]
-                F[3 + r, i] = h * acc
+                acc[i] = 0.0
+            for j in range(16):
+                drj = D[r, j]
+                for i in range(N):
+                    acc[i] += drj * K[j, i]
+            for i in range(N):
+                F[3 + r, i] = h * acc[i]
         finished = direction * (t - s1) >= 0
         # events (solve_ivp: find_active_events, handle_events with terminal events)
         status = FINISHED if finished else 2
