@@ -784,7 +784,7 @@ def cone_G_max(X, y, alpha, sign: float = 1.0) -> float:
            summary="with lambda0+ := ||mu+|| as defined, phi(r theta^, T2(r)) ~ sqrt(r) and the limit (67) is 0: the "
                    "local slopes of its M-norm against r settle at 0.50 once the net at T2(r) is small; with ||mu+||/2 "
                    "(amended) the statement holds",
-           independence="closed form",
+           independence="closed form", amended_uses=["lyu2021.lemG.5.amended"],
            second_method="closed form, independent of the integrator (computed in the check): a balanced positive "
                          "neuron of the logistic loss obeys d||w||^2/dt <= 2 a G(w) (-l'(q) <= 1/2 exactly when q >= 0), "
                          "so ||phi(r theta^, t)||_M <= ||r theta^||_M e^{Lambda t} with Lambda >= max G on the sphere "

@@ -211,7 +211,7 @@ CONE_READING = (
 
 
 def cone_refuted(*, location: str, printed: str, amended: str, summary: str, second_method: str,
-                 independence: str = "same-method confirmation") -> dict:
+                 independence: str = "same-method confirmation", amended_uses: list[str] | None = None) -> dict:
     """Keyword arguments of ``erratum`` for an App. G statement that is false with lambda0+ := ||mu+|| as App. G.3.2
     defines it (l. 7583-7584) and holds with ||mu+||/2, the growth rate of the flow of L~ that its proof needs: a
     statement affected by the root erratum GRAD_G_CONE_ID, not a slip of its own; the amended claim takes the
@@ -223,7 +223,7 @@ def cone_refuted(*, location: str, printed: str, amended: str, summary: str, sec
         independence=independence,
         reading=f"{where}, as defined; everything else as printed. The slip is the root erratum {GRAD_G_CONE_ID} "
                 "(the cone linearisation displayed with mu+ where the paper's G gives mu+/2).",
-        second_method=second_method, summary=summary, amended=amended,
+        second_method=second_method, summary=summary, amended=amended, amended_uses=amended_uses,
         difference="lambda0+ = ||mu+||/2 (grad G = mu+/2 on int C, the root's amendment)")
 
 
