@@ -269,7 +269,8 @@ class _Worker:
         """(record, replace): the task's record once it finished, crashed its process or ran out of time
         (then the process must be replaced), or (None, False) while it is still running."""
         task = self.task
-        if self.conn in ready:
+        # a record sent just before the process died (or after this wait returned) is still in the pipe
+        if self.conn in ready or self._has_data():
             try:
                 rec = self.conn.recv()
             except (EOFError, OSError):
@@ -280,6 +281,12 @@ class _Worker:
         if time.monotonic() >= self.deadline:
             return timeout_record(task, seed, run_id, self.limit, registry), True
         return None, False
+
+    def _has_data(self) -> bool:
+        try:
+            return self.conn.poll()
+        except (EOFError, OSError):
+            return False
 
     def stop(self) -> None:
         try:

@@ -254,7 +254,10 @@ def _run_pool(specs: list[HuntSpec], jobs: int, emit, registry: Registry) -> Non
                     continue
                 proc, spec, deadline = running[conn]
                 outcome = None
-                if conn in ready:
+                # a shard sends its outcome and exits: when it finished after this wait returned (another
+                # shard woke it), its outcome is in the pipe though the pipe was not in `ready`; read it
+                # before calling the process dead (under load this lost a whole shard's evaluations)
+                if conn in ready or _has_data(conn):
                     try:
                         outcome = conn.recv()
                     except (EOFError, OSError):
@@ -274,6 +277,13 @@ def _run_pool(specs: list[HuntSpec], jobs: int, emit, registry: Registry) -> Non
     finally:
         for conn, (proc, _, _) in running.items():
             _stop(proc, conn)
+
+
+def _has_data(conn) -> bool:
+    try:
+        return conn.poll()
+    except (EOFError, OSError):
+        return False
 
 
 def _stop(proc, conn) -> None:
