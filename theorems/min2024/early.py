@@ -141,11 +141,14 @@ def _lemma_series(fx):
     return np.array(rows), ok
 
 
-# The control: an order the error cannot have (at t = 0 the error is already of order eps^2, f = O(||w||^2)).
-# The naive O(eps^2) was the control until judge_slope read eps -> 0 from the small end: on min.wellsep.growing the
-# local slope rises toward 2 as eps shrinks (1.70 -> 1.80 over eps_lemma e^-1 .. e^-7; below e^-7 the integrator's
-# balance floor exceeds 1% of the error), so O(eps^2) is not decidable there and may be the true order.
-NAIVE_ORDER = "O(eps^3) (an order the error cannot have: at t = 0 it is of order eps^2 already)"
+# The control: the printed constant 1e4 times smaller, refuted on min.wellsep.growing (the family nearest the bound:
+# room 1.3e3-3.5e3 at quick, standard and thorough). Two rate controls failed first once judge_slope read eps -> 0
+# from the small end: O(eps^2) (the local slope rises toward 2 as eps shrinks, 1.70 -> 1.80, and below
+# eps_lemma e^-7 the integrator's balance floor exceeds 1% of the error, so the series cannot go further), then
+# O(eps^3), an order the error cannot have (at t = 0 it is already of order eps^2), whose fit on thorough task 8.1
+# still drifts 1.50 -> 1.84 across the window: the regime rule cannot tell a drift that stops at 2 from one that
+# goes on, so no rate control is decidable on this series.
+NAIVE_ORDER = "the bound's constant 4 read as 4e-4 (1e4 times smaller)"
 
 
 @claim("min2024.lem1", kind="lemma", title="Lemma 1 (formal, App. B.1): directional dynamics before T",
@@ -156,7 +159,7 @@ NAIVE_ORDER = "O(eps^3) (an order the error cannot have: at t = 0 it is of order
        cannot_fail="the bound is ~2.4e4x loose at the hypothesis' edge; breaking the hypothesis with T > 0 (probe "
        "min.wellsep.eps_gap, eps halfway in log between the edge and 1/sqrt(h), judged on [0, T]) the conclusion "
        "held (room 1.6e3 in quick: T shrinks to 0 as eps -> 1/sqrt(h) while the bound grows with eps); at "
-       "eps >= 1/sqrt(h) (large-init control) [0, T] is empty and nothing is judged; the mutated O(eps^3) rate is "
+       "eps >= 1/sqrt(h) (large-init control) [0, T] is empty and nothing is judged; the bound with its constant 1e4 times smaller is "
        "refuted",
        fixtures=LEM_FIXTURES + [LARGE_INIT, GAP_INIT,
                                 negative(wellsep, label="min.wellsep.growing", mutation=NAIVE_ORDER, **GROWING)],
@@ -175,7 +178,7 @@ def lem1(fx):
     if T <= 0:
         return _empty_domain(ev, T, "max_{j, t<=T} direction error <= the bound")
     X, y, s = fx["X"], fx["y"], fx["s"]
-    bound = 4 * eps * c.n * np.sqrt(c.h) * c.x_max ** 2 * c.w_max ** 2
+    bound = (4e-4 if fx.mutated(NAIVE_ORDER) else 4) * eps * c.n * np.sqrt(c.h) * c.x_max ** 2 * c.w_max ** 2
     err = max(float(_direction_error(X, y, W[k], v[k], s, fx["loss"], fx["leak"]).max()) for k in range(len(t)))
     # A neuron that enters S_dead stays on the plane it crossed (the Caratheodory solution with sigma'(0) = 0,
     # App. E.2; no sliding under Assumption 1, (46)): there d/dt (w_j/||w_j||) = 0 = x_a(w_j) (strict '> 0', (5)).
@@ -193,7 +196,7 @@ def lem1(fx):
     if not ok_series:
         ev.inconclusive("integrator failed along the eps series")
     judge_slope("direction error against eps", rows[:, 0], rows[:, 1], relation=">=", atol=0.1,
-                predicted=3.0 if fx.mutated(NAIVE_ORDER) else 1.0, evidence=ev, xlabel="eps", ylabel="error", toward="zero")
+                predicted=1.0, evidence=ev, xlabel="eps", ylabel="error", toward="zero")
     return ev
 
 
