@@ -186,6 +186,10 @@ def test_3_resume_with_a_narrower_selection_judges_only_it(finished, tmp_path):
 def test_4_a_signal_ends_the_run_cleanly(tmp_path, gate, sig, executor):
     if executor == "inprocess" and sig == signal.SIGHUP:
         pytest.skip("one in-process signal is enough")
+    if signal.getsignal(sig) == signal.SIG_IGN:
+        # started under nohup (SIGHUP) or as a background job: the run inherits the ignored signal and, by
+        # design, keeps ignoring it (see verify.runner._DeferredInterrupts)
+        pytest.skip(f"{signal.Signals(sig).name} is ignored in this process, so the run ignores it too")
     out = tmp_path / "run"
     p = start(out, "hostile.gated", extra=["--executor", executor, "--jobs", "2"], gate=gate)
     wait_for(lambda: started(gate) and (out / "records.jsonl").exists()
