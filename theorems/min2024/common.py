@@ -96,6 +96,18 @@ def mu_of(X: np.ndarray, y: np.ndarray) -> float:
     return float(G[~np.eye(len(y), dtype=bool)].min())
 
 
+def lemma9_witness(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Lemma 9's constructive pair: x1 = u_k (in K) and x2 = normalise(u_k - (mu + 1e-7) u_i) (outside S+ u S-)
+    for the least-correlated signed pair (i, k), mu = <u_i, u_k>; 1 - cos^2(x1, x2) bounds any admissible xi of
+    (27) from above."""
+    U = signed_units(X, y)
+    G = U @ U.T
+    np.fill_diagonal(G, np.inf)
+    i, k = np.unravel_index(np.argmin(G), G.shape)
+    x2 = U[k] - (G[i, k] + 1e-7) * U[i]
+    return U[k], x2 / np.linalg.norm(x2)
+
+
 def class_sums(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Unnormalised ``x_+ = sum_{I+} x_i`` and ``x_- = sum_{I-} x_i``."""
     return X[y > 0].sum(0), X[y < 0].sum(0)

@@ -35,6 +35,7 @@ from .common import (
     PLUS,
     class_sums,
     fixture_constants,
+    lemma9_witness,
     limit_alignment,
     limit_series,
     margin_loss,
@@ -402,15 +403,9 @@ ALIGN_HORIZON = 40.0   # eps -> 0 alignment horizon on the broken-hypothesis con
 
 
 def _xi_witness(d: dict) -> float:
-    """Lemma 9's constructive pair on the data ``d``: x1 = u_k (in K), x2 = normalise(u_k - (mu + 1e-7) u_i) (outside
-    S+ u S-) for the least-correlated signed pair (i, k); any admissible xi of (27) is at most 1 - cos^2(x1, x2)."""
-    U = signed_units(d["X"], d["y"])
-    G = U @ U.T
-    np.fill_diagonal(G, np.inf)
-    i, k = np.unravel_index(np.argmin(G), G.shape)
-    x2 = U[k] - (G[i, k] + 1e-7) * U[i]
-    x2 /= np.linalg.norm(x2)
-    return float(1 - (U[k] @ x2) ** 2)
+    """Any admissible xi of (27) on the data ``d`` is at most 1 - cos^2 of Lemma 9's constructive pair."""
+    x1, x2 = lemma9_witness(d["X"], d["y"])
+    return float(1 - (x1 @ x2) ** 2)
 
 
 def _a2_pair_series(fx) -> tuple[np.ndarray, np.ndarray]:

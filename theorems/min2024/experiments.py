@@ -260,14 +260,20 @@ def _runs(fx) -> list[tuple[np.ndarray, np.ndarray]]:
     return inits
 
 
+def _onset_and_band(L: np.ndarray, band: np.ndarray) -> tuple[int, int]:
+    """Record indices of the fitting onset (the loss 10% below its start) and of the band (min cos >= 0.9); the last
+    record when either never happens."""
+    dropped, aligned = L < 0.9 * L[0], band >= 0.9
+    return (int(np.argmax(dropped)) if dropped.any() else len(L) - 1,
+            int(np.argmax(aligned)) if aligned.any() else len(L) - 1)
+
+
 def _same_time_half_step(fx, ev: Evidence, W0, v0, it_fit: float) -> None:
     """Second method for a run whose literal band comes after the fitting onset: the same init with half the step
     for twice the steps (the same gradient-flow time), so a late band that is an artefact of the step size shows."""
     its, Ws, vs = _gd_record(fx["X"], fx["y"], W0, v0, LR / 2, 2 * fx["steps"], 500, reduction="mean")
     _, mincos_all, *_rest, L, _sr, _top = _alignment_and_fit(fx["X"], fx["y"], Ws, vs)
-    dropped = L < 0.9 * L[0]
-    k_fit = int(np.argmax(dropped)) if dropped.any() else len(L) - 1
-    k_align = int(np.argmax(mincos_all >= 0.9)) if (mincos_all >= 0.9).any() else len(L) - 1
+    k_fit, k_align = _onset_and_band(L, mincos_all)
     # iterations at step LR/2 counted in steps of LR (the same flow time)
     ev.record(half_step_it_align=float(its[k_align]) / 2, half_step_it_fit=float(its[k_fit]) / 2,
               half_step_band_at_fit=float(mincos_all[k_fit]))
@@ -289,9 +295,7 @@ def _same_time_half_step(fx, ev: Evidence, W0, v0, it_fit: float) -> None:
         return
     W, v = unflatten_params(res.history["theta"], *W0.shape)
     _, mincos_all, *_rest, L, _sr, _top = _alignment_and_fit(fx["X"], fx["y"], W, v)
-    dropped = L < 0.9 * L[0]
-    k_fit = int(np.argmax(dropped)) if dropped.any() else len(L) - 1
-    k_align = int(np.argmax(mincos_all >= 0.9)) if (mincos_all >= 0.9).any() else len(L) - 1
+    k_fit, k_align = _onset_and_band(L, mincos_all)
     ev.record(flow_it_align=float(ts[k_align] / LR), flow_it_fit=float(ts[k_fit] / LR),
               flow_band_at_fit=float(mincos_all[k_fit]))
     ev.note(f"gradient flow (region-by-region DOP853, rtol 1e-8; times counted in steps of {LR:g}): band 0.9 at "
@@ -316,8 +320,7 @@ def _fig5(fx, reading: str) -> Evidence:
         mincos, mincos_all, flipped, flipped_share, L, sr, top = _alignment_and_fit(X, y, Ws, vs)
         band = mincos_all if literal else mincos
         dropped = L < 0.9 * L[0]
-        k_fit = int(np.argmax(dropped)) if dropped.any() else len(L) - 1
-        k_align = int(np.argmax(band >= 0.9)) if (band >= 0.9).any() else len(L) - 1
+        k_fit, k_align = _onset_and_band(L, band)
         first.append(k_align < k_fit)
         details.append(f"align {its[k_align]} / fit {its[k_fit]}")
         sr_last.append(float(sr[-1]))

@@ -287,6 +287,9 @@ def _layer7_os(fx, pre: bool) -> Evidence:
 # ~5100 steps, the paper's training length (~5000): at exp.mnist's 150 steps a refutation would be open to "the
 # stand-in was not trained long enough"
 OS_EPOCHS = 1700
+OS_FIXTURES = [random(ph.digits, epochs=OS_EPOCHS),
+               adversarial(ph.digits, pair=(3, 8), label="digits 3 vs 8", epochs=OS_EPOCHS),
+               negative(ph.digits, mutation=PIXELS_OS, epochs=OS_EPOCHS)]
 _MNIST_OS_FIDELITY = ("an offline analogue of App. D stands in for the MNIST experiment (scikit-learn's 8x8 digits, an "
                       "MLP in place of the CNN), trained for ~5100 Adam steps (1700 epochs of 3 mini-batches), the "
                       "paper's ~5000")
@@ -310,9 +313,7 @@ _MNIST_OS_FIDELITY = ("an offline analogue of App. D stands in for the MNIST exp
                        "products negative): what fails is the literal every-pair property the text states. The W_7 "
                        "low-rank part of App. D does reproduce (phuong2021.exp.mnist)",
        uses=["phuong2021.exp.mnist"],
-       fixtures=[random(ph.digits, epochs=OS_EPOCHS),
-                 adversarial(ph.digits, pair=(3, 8), label="digits 3 vs 8", epochs=OS_EPOCHS),
-                 negative(ph.digits, mutation=PIXELS_OS, epochs=OS_EPOCHS)],
+       fixtures=OS_FIXTURES,
        fidelity="proxy", fidelity_note=_MNIST_OS_FIDELITY, no_room="yes/no sign conditions on every pair",
        judged_by="exact signs of every z^7(x_i)^T z^7(x_j), i != j, z^7 = W_7 f^6 + b_7 the pre-activations of layer 7 "
                  "(the reading of Fig. 3, whose cross-class products go negative); the ReLU-output fractions are "
@@ -333,9 +334,7 @@ def exp_mnist_os(fx):
        expected_reason="2.8% to 50% of the pairs violate eq. (1) on the analogue after ~5100 Adam steps (thorough, 13 "
                        "fixtures; cross-class pairs with a shared active unit)",
        uses=["phuong2021.exp.mnist"],
-       fixtures=[random(ph.digits, epochs=OS_EPOCHS),
-                 adversarial(ph.digits, pair=(3, 8), label="digits 3 vs 8", epochs=OS_EPOCHS),
-                 negative(ph.digits, mutation=PIXELS_OS, epochs=OS_EPOCHS)],
+       fixtures=OS_FIXTURES,
        fidelity="proxy", fidelity_note=_MNIST_OS_FIDELITY, no_room="yes/no sign conditions on every pair",
        judged_by="exact signs of every f^7(x_i)^T f^7(x_j), i != j (f^7 the ReLU output of layer 7). " + MNIST_DIFFERENCES,
        timeout_s=300)
