@@ -1,6 +1,6 @@
 """verify.numerics.memo: results reused only for bit-identical arguments, never shared mutably; the pool
-runs an erratum's printed and amended tasks of one fixture in one worker, so the second reuses the first's
-computation with the same values."""
+runs an erratum's printed and amended tasks of one fixture, and those of a claim declared with their seed key, in
+one worker, so the later ones reuse the first's computation with the same values."""
 
 import json
 import subprocess
@@ -89,7 +89,8 @@ def test_pool_runs_an_erratums_two_claims_on_one_fixture_in_one_worker(tmp_path)
     assert len(seeds) == 6
     for s in seeds:
         printed, amended = res[("shared.norm", s)], res[("shared.norm.amended", s)]
-        assert (printed["verdict"], amended["verdict"]) == ("refuted", "pass")
-        p, a = printed["evidence"]["quantities"], amended["evidence"]["quantities"]
-        assert a["pid"] == p["pid"] and a["reused"] is True and p["reused"] is False
-        assert a["value"] == p["value"]
+        reading = res[("shared.norm.reading", s)]  # declared with seed_key="shared.norm": the same seeds
+        assert (printed["verdict"], amended["verdict"], reading["verdict"]) == ("refuted", "pass", "pass")
+        p, a, d = (x["evidence"]["quantities"] for x in (printed, amended, reading))
+        assert a["pid"] == d["pid"] == p["pid"] and a["reused"] is d["reused"] is True and p["reused"] is False
+        assert a["value"] == d["value"] == p["value"]

@@ -481,9 +481,27 @@ class Registry:
                     raise UsageError(f"claim {c.id!r} ({c.source or '?'}): uses unknown claim {u!r}")
             if c.amends is not None and c.amends not in self.claims:
                 raise UsageError(f"claim {c.id!r} ({c.source or '?'}): amends unknown claim {c.amends!r}")
+            self._validate_seed_key(c)
         cycle = self.find_cycle()
         if cycle:
             raise UsageError("dependency cycle among claims: " + " -> ".join(cycle))
+
+    def _validate_seed_key(self, c: Claim) -> None:
+        """A seed key (besides the claim's own id and an erratum's shared one) names a claim that draws its own
+        seeds, and shares at least one fixture with it: one that shares none draws nothing in common."""
+        key = c.seed_key
+        if not key or key == c.id or (c.variant == "amended" and key == c.amends):
+            return
+        where = f"claim {c.id!r} ({c.source or '?'}): seed_key {key!r}"
+        if key not in self.claims:
+            raise UsageError(f"{where} names no registered claim")
+        root = self.claims[key]
+        if (root.seed_key or root.id) != root.id:
+            raise UsageError(f"{where} names a claim that draws the seeds of {root.seed_key!r}: name that one")
+        drawn = {(u.name, fixture_identity(u)) for u in c.fixtures if u.seed is None}
+        if not drawn & {(u.name, fixture_identity(u)) for u in root.fixtures if u.seed is None}:
+            raise UsageError(f"{where}: the two claims share no fixture drawn from the seed key (same label, "
+                             "family, kind, mutation and parameters, no pinned seed), so they draw no seed in common")
 
     def find_cycle(self) -> list[str] | None:
         colour: dict[str, int] = {}
@@ -555,7 +573,7 @@ def claim(cid: str, *, kind: str, statement: str, hypotheses: Sequence[Hypothesi
           amends: str | None = None, judged_by: str = "", timeout_s: float = S.DEFAULT_TIMEOUT_S,
           tags: Sequence[str] = (), erratum: Erratum | None = None, derived: str = "",
           reproducible: Any = None, fidelity: str | None = None, fidelity_note: str = "", no_room: str = "",
-          cannot_fail: str = "", registry: Registry | None = None) -> Callable:
+          cannot_fail: str = "", seed_key: str | None = None, registry: Registry | None = None) -> Callable:
     """Decorator registering a checkable claim; the decorated function is its check.
 
     ``expected`` records a known outcome other than verified (``"refuted"`` for a printed statement
@@ -585,8 +603,17 @@ def claim(cid: str, *, kind: str, statement: str, hypotheses: Sequence[Hypothesi
     conclusion failing anywhere (no probe off the hypotheses fails it): the claim keeps the mark "cannot
     fail here" and is not fully verified, but the mark is then as expected. An erratum with
     ``expected="verified"`` records an imprecision or a proof gap on a statement that holds numerically.
+
+    ``seed_key`` names another claim whose fixture seeds this one draws: claims that read the same experiment by
+    different rules (a derived reading beside the printed claim) then build every fixture they declare alike
+    (same family, kind, mutation and parameters) from the same seeds, so they judge the same runs, and a run
+    memoised in the check (:func:`verify.numerics.memo.pure_memo`) is computed once per worker. It must name a
+    claim that draws its own seeds (not an amended claim, nor one with a seed key of its own) and share at least
+    one fixture with it (checked by :meth:`Registry.validate`). An erratum's two claims share their seeds anyway.
     """
     _validate_common(cid, kind, statement)
+    if seed_key is not None and (not isinstance(seed_key, str) or not seed_key or " " in seed_key):
+        raise UsageError(f"claim {cid!r}: seed_key {seed_key!r} is not a claim id")
     fidelity = _validate_fidelity(cid, fidelity, fidelity_note)
     for name, value in (("no_room", no_room), ("cannot_fail", cannot_fail)):
         if not isinstance(value, str):
@@ -628,13 +655,13 @@ def claim(cid: str, *, kind: str, statement: str, hypotheses: Sequence[Hypothesi
         reg.add(Claim(id=cid, statement=statement, title=title, expected=None if expected == S.VERIFIED else expected,
                       expected_reason=expected_reason or (erratum.summary if erratum else ""), amends=amends,
                       erratum=erratum, derived=derived, variant="printed" if erratum and erratum.amended else "",
-                      seed_key=cid, **common))
+                      seed_key=seed_key or cid, **common))
         if erratum is not None and erratum.amended:
             if erratum.amended_uses is not None:
                 common["uses"] = erratum.amended_uses
             reg.add(Claim(id=erratum.amended_id or f"{cid}.amended", statement=erratum.amended,
                           title=erratum.amended_title or (f"{title} (amended)" if title else "amended"),
-                          amends=cid, variant="amended", seed_key=cid, **common))
+                          amends=cid, variant="amended", seed_key=seed_key or cid, **common))
         return fn
 
     return wrap
@@ -712,6 +739,13 @@ class Task:
     @property
     def key(self) -> str:
         return f"{self.use_index}.{self.seed_index}"
+
+
+def fixture_identity(use: FixtureUse) -> str:
+    """What a fixture built from ``use`` depends on besides its seed and profile: two uses with one identity
+    build the same fixture from one seed, whatever their labels or places in their claims' fixture lists."""
+    return json.dumps([use.family.name, use.kind, use.mutation, _jsonable_params(use.params)], sort_keys=True,
+                      default=str)
 
 
 def derive_seed(global_seed: int, claim_id: str, use: FixtureUse, seed_index: int) -> int:

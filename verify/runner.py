@@ -46,7 +46,7 @@ from multiprocessing.connection import wait as mp_wait
 from pathlib import Path
 
 from . import threads
-from .claims import REGISTRY, Claim, Registry, Task, expand
+from .claims import REGISTRY, Claim, Registry, Task, expand, fixture_identity
 from .discovery import load_sources, loaded_sources
 from .errors import UsageError
 from .execute import crash_record, dir_name, repro_command, run_task, timeout_record
@@ -306,15 +306,17 @@ def _run_pool(tasks: Sequence[Task], seed: int, run_id: str, limit: Callable[[Ta
               emit: Callable[[dict], None], jobs: int, registry: Registry) -> None:
     ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
     sources, n_threads = loaded_sources(), threads.configured()
-    # Tasks on the same fixture (the printed and the amended claim of an erratum share fixtures and seeds) go to
-    # the worker that ran the first of them: the checks' pure computations on identical inputs are then reused
-    # from its memory (verify.numerics.memo) instead of computed twice. Which worker runs a task changes nothing
-    # else: a task's record depends on its claim, fixture and seed alone. Tasks are handled by index.
+    # Tasks on the same fixture (an erratum's printed and amended claims, and claims with one seed key, share
+    # fixtures and seeds) go to the worker that ran the first of them: the checks' pure computations on identical
+    # inputs are then reused from its memory (verify.numerics.memo) instead of computed twice. Which worker runs a
+    # task changes nothing else: a task's record depends on its claim, fixture and seed alone. Tasks are handled
+    # by index.
     pending = list(reversed(range(len(tasks))))  # pop() from the end keeps the given order
     waiting = set(pending)  # not yet started; ``pending`` may still hold indices already taken out of turn
+    keys = [_fixture_key(t, registry) for t in tasks]
     groups: dict[tuple, list[int]] = {}
-    for k, t in enumerate(tasks):
-        groups.setdefault(_fixture_key(t), []).append(k)
+    for k, key in enumerate(keys):
+        groups.setdefault(key, []).append(k)
     follow: dict[int, list[int]] = {}  # per worker slot: the other tasks on the fixture it ran last
 
     def take(slot: int) -> Task | None:
@@ -335,7 +337,7 @@ def _run_pool(tasks: Sequence[Task], seed: int, run_id: str, limit: Callable[[Ta
             if k is None:
                 return None
         waiting.discard(k)
-        follow[slot] = [u for u in groups[_fixture_key(tasks[k])] if u != k]
+        follow[slot] = [u for u in groups[keys[k]] if u != k]
         return tasks[k]
 
     workers = [_Worker(ctx, sources, n_threads) for _ in range(max(1, min(jobs, len(tasks))))]
@@ -368,9 +370,11 @@ def _run_pool(tasks: Sequence[Task], seed: int, run_id: str, limit: Callable[[Ta
             w.stop()
 
 
-def _fixture_key(t: Task) -> tuple:
-    """Tasks with one key build the same fixture (same use, seed index and seed: an erratum's two claims)."""
-    return (t.seed, t.use_index, t.seed_index, t.profile)
+def _fixture_key(t: Task, registry: Registry) -> tuple:
+    """Tasks with one key build the same fixture: the same seed and profile, and uses of one family, kind, mutation
+    and parameters (an erratum's two claims; claims that share a seed key, whatever the order of their fixture
+    lists; a pinned seed that a drawn one meets)."""
+    return (t.seed, t.profile, fixture_identity(registry[t.claim_id].fixtures[t.use_index]))
 
 
 def _death_reason(w: _Worker) -> str:
