@@ -327,9 +327,21 @@ def test_digit_pair_loads_offline_and_is_not_orthogonally_separable():
 
 
 def test_digit_net_training_is_deterministic_and_learns_the_pair():
+    from fixtures.phuong2021 import _trained
+
+    _trained.cache_clear()
     d1 = ph.digits.build(np.random.default_rng(5))
-    d2 = ph.digits.build(np.random.default_rng(5))
+    _trained.cache_clear()  # trained again, not served by the memo
+    g = np.random.default_rng(5)
+    d2 = ph.digits.build(g)
     np.testing.assert_array_equal(d1["W7"], d2["W7"])
+    # the memo serves the same arguments from the same generator state, and leaves the generator where training does
+    d3 = ph.digits.build(np.random.default_rng(5))
+    assert _trained.cache_info()[:2] == (1, 1)
+    np.testing.assert_array_equal(d1["W7"], d3["W7"])
+    trained_rng = np.random.default_rng(5)
+    ph._adam_training(trained_rng, *ph.load_digit_pair((0, 1)), (64, 64, 32), 50, 128, 1e-3, 0.05)
+    assert g.bit_generator.state == trained_rng.bit_generator.state
     assert d1["accuracy"] == 1.0 and d1["X"].shape == (360, 64) and len(d1["layers"]) == 4
 
 

@@ -11,6 +11,7 @@ import numpy as np
 from verify import Evidence, claim, judge_trend, negative, random
 from verify import adversarial as adv
 from verify.numerics.flow import integrate_flow
+from verify.numerics.memo import pure_memo
 from verify.numerics.nets import log_loss, margins, min_norm_subgradient, normalized_margin
 
 from . import catalogue as cat
@@ -124,9 +125,15 @@ def late_snapshots(fx, H, dense: bool = False):
     """The accurate late-phase flow to margin horizons H; per snapshot: beta (cosine of theta and the velocity),
     gamma~, gamma, (1 + ||theta||) ||g|| (g the Clarke element of gamma~ matching the velocity), the unit direction.
     ``dense``: also beta at every record (spacing ~2 in q_min), with the record's q_min."""
-    X, y, al = fx["X"], fx["y"], fx["alpha"]
-    m, d = fx["W0"].shape
-    run = flow_margin_horizons(fx["W0"], fx["a0"], X, y, al, H, keep_all=dense)
+    return _late_snapshots(fx["W0"], fx["a0"], fx["X"], fx["y"], fx["alpha"], list(H), dense)
+
+
+# lemF.8 and thmF.9 read one late-phase flow per fixture (thmF.9 draws lemF.8's seeds: seed_key): the flow and its
+# per-record measures are computed once per worker
+@pure_memo(maxsize=8)
+def _late_snapshots(W0, a0, X, y, al, H, dense):
+    m, d = W0.shape
+    run = flow_margin_horizons(W0, a0, X, y, al, H, keep_all=dense)
     out = {"beta": [], "gtilde": [], "gamma": [], "crit": [], "dirs": [], "opt": 0.0, "error": run.error}
     for W, a in zip(run.W, run.a):
         th, v, g, o = velocity_and_grad_gamma(W, a, X, y, al)
@@ -200,7 +207,7 @@ F9_CONVERGING = 0.5   # thmF.9 (ii): direction steps between horizons shrinking 
 F9_EXTRA = 3          # ... else the run is followed to at most this many more horizons (x4 each)
 
 
-@claim("lyu2021.thmF.9", **cat.declared("thmF.9"), **cat.item("thmF.9"), hypotheses=[small_loss],
+@claim("lyu2021.thmF.9", **cat.declared("thmF.9"), **cat.item("thmF.9"), hypotheses=[small_loss], seed_key="lyu2021.lemF.8",
        fixtures=_late_fixtures + [negative(start_family, base="sym", start="same_sign", mutation=GLOBAL_MAX, seeds=1)],
        judged_by="accurate late-phase flow to margin horizons Q (quick {50, 200, 800}, otherwise up to 3200; validity as "
                  "lemF.8): (i) directional convergence is Theorem 3.1's conclusion, judged there (the direction steps "

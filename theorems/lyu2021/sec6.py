@@ -173,7 +173,10 @@ def _half_phi(w, al, sign=1.0):
     return target
 
 
+# thm6.2 reads the runs of thmA.7 (which it uses) against its own target: on the fixtures the two declare alike it draws
+# thmA.7's seeds (seed_key), so balanced_runs' memoised GD runs are computed once per worker
 @claim("lyu2021.thm6.2", **cat.declared("thm6.2"), **cat.item("thm6.2"), hypotheses=[separable, asmA2, asmA3, wplus_wstar, asmA5],
+       seed_key="lyu2021.thmA.7",
        fixtures=[random(hinted, gap=0.7, n0=4, m=2, sigma=1e-8),
                  random(hinted, gap=0.7, n0=4, m=1, sigma=1e-8, profiles=("standard", "thorough")),
                  adv(hinted, gap=0.5, n0=6, m=3, sigma=1e-8), negative(hinted_small_h, gap=0.7, n0=4, sigma=1e-8),
