@@ -102,3 +102,27 @@ def test_an_erratum_with_a_seed_key_gives_it_to_its_amended_claim():
     reg.validate()
     seeds = [expand([reg[c]], "quick", 0)[0].seed for c in ("p.exp", "p.exp.strict", "p.exp.strict.amended")]
     assert len(set(seeds)) == 1
+
+
+def test_the_catalogues_readings_draw_the_seeds_of_the_experiment_they_read():
+    """The readings declared in the catalogue (exp.fig5.typical and .kept_sign, exp.mnist.os.relu, thmF.9, thm6.2)
+    draw, on every fixture they declare like the claim they name, that claim's seeds in every profile."""
+    from verify.claims import REGISTRY, fixture_identity
+    from verify.discovery import load_package
+
+    load_package()
+    readings = {c.id: c.seed_key for c in REGISTRY if c.checkable and c.seed_key not in ("", c.id)
+                and c.variant != "amended"}
+    assert {"min2024.exp.fig5.typical": "min2024.exp.fig5", "min2024.exp.fig5.kept_sign": "min2024.exp.fig5",
+            "phuong2021.exp.mnist.os.relu": "phuong2021.exp.mnist.os", "lyu2021.thmF.9": "lyu2021.lemF.8",
+            "lyu2021.thm6.2": "lyu2021.thmA.7"}.items() <= readings.items()
+    def seeds(cid, profile):
+        c = REGISTRY[cid]
+        return {(c.fixtures[t.use_index].name, fixture_identity(c.fixtures[t.use_index]), t.seed_index): t.seed
+                for t in expand([c], profile, 0)}
+
+    for cid, key in readings.items():
+        for profile in ("quick", "standard", "thorough"):
+            mine, theirs = seeds(cid, profile), seeds(key, profile)
+            common = set(mine) & set(theirs)
+            assert common and all(mine[k] == theirs[k] for k in common), (cid, profile)
