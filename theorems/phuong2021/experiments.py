@@ -333,8 +333,9 @@ def exp_mnist_os(fx):
                "so every cross-class product is >= 0 by construction and eq. (1) there demands exact zeros (disjoint "
                "active units per class), the J_+/J_- split of the theory; the analogue's transplant as above",
        expected="refuted",
-       expected_reason="2.8% to 50% of the pairs violate eq. (1) on the analogue after ~5100 Adam steps (thorough, 13 "
-                       "fixtures; cross-class pairs with a shared active unit)",
+       expected_reason="3.3% to 50% of the pairs violate eq. (1) on the analogue after ~5100 Adam steps (thorough, 13 "
+                       "fixtures, the trained nets of exp.mnist.os; all violations cross-class pairs with a shared active "
+                       "unit)",
        uses=["phuong2021.exp.mnist"],
        fixtures=OS_FIXTURES,
        fidelity="proxy", fidelity_note=_MNIST_OS_FIDELITY, no_room="yes/no sign conditions on every pair",
