@@ -8,6 +8,7 @@ from verify import Evidence, UsageError
 from verify.claims import Registry, build_fixture, claim, erratum, expand, family, negative, random
 from verify.execute import run_task
 from verify.numerics.memo import pure_memo
+from verify.show import declaration_text
 
 
 @family("test.seedkey_point")
@@ -45,6 +46,8 @@ def test_one_seed_key_builds_the_same_fixtures_and_the_memo_serves_the_second():
     reg = Registry()
     _two_readings(reg, seed_key="p.exp")
     reg.validate()
+    assert reg["p.exp.reading"].describe()["seeds_of"] == "p.exp" and reg["p.exp"].describe()["seeds_of"] is None
+    assert "fixture seeds: those of p.exp" in "\n".join(declaration_text(reg["p.exp.reading"], reg))
     printed, reading = (expand([reg[c]], "quick", 0) for c in ("p.exp", "p.exp.reading"))
     uses = {c: reg[c].fixtures for c in ("p.exp", "p.exp.reading")}
     by_use = {(id(uses["p.exp"][t.use_index]), t.seed_index): t for t in printed}
@@ -102,6 +105,7 @@ def test_an_erratum_with_a_seed_key_gives_it_to_its_amended_claim():
     reg.validate()
     seeds = [expand([reg[c]], "quick", 0)[0].seed for c in ("p.exp", "p.exp.strict", "p.exp.strict.amended")]
     assert len(set(seeds)) == 1
+    assert reg["p.exp.strict.amended"].seeds_of == "p.exp"  # the key, not its printed claim (amends says that)
 
 
 def test_the_catalogues_readings_draw_the_seeds_of_the_experiment_they_read():

@@ -408,6 +408,13 @@ class Claim:
         return self.check is not None
 
     @property
+    def seeds_of(self) -> str | None:
+        """The claim whose fixture seeds this one draws, declared with ``seed_key`` (None: its own, or, for an
+        amended claim, its printed claim's, which ``amends`` says)."""
+        key = self.seed_key
+        return None if not key or key == self.id or (self.variant == "amended" and key == self.amends) else key
+
+    @property
     def negative_controls(self) -> int:
         return sum(1 for u in self.fixtures if u.kind == S.NEGATIVE)
 
@@ -428,7 +435,7 @@ class Claim:
             "negative_controls": self.negative_controls, "powered_controls": self.powered_controls,
             "expected": self.expected, "expected_reason": self.expected_reason,
             "erratum": self.erratum.describe() if self.erratum else None, "derived": self.derived or None,
-            "variant": self.variant or None,
+            "variant": self.variant or None, "seeds_of": self.seeds_of,
             "amends": self.amends, "judged_by": self.judged_by, "indirect_evidence": self.indirect_evidence,
             "fidelity": self.fidelity if self.checkable else None, "fidelity_note": self.fidelity_note or None,
             "no_room": self.no_room or None, "cannot_fail": self.cannot_fail or None,
@@ -489,8 +496,8 @@ class Registry:
     def _validate_seed_key(self, c: Claim) -> None:
         """A seed key (besides the claim's own id and an erratum's shared one) names a claim that draws its own
         seeds, and shares at least one fixture with it: one that shares none draws nothing in common."""
-        key = c.seed_key
-        if not key or key == c.id or (c.variant == "amended" and key == c.amends):
+        key = c.seeds_of
+        if key is None:
             return
         where = f"claim {c.id!r} ({c.source or '?'}): seed_key {key!r}"
         if key not in self.claims:

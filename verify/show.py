@@ -63,6 +63,8 @@ def declaration_text(c: Claim, registry: Registry) -> list[str]:
         out.append(f"derived by the harness: {c.derived}")
     if c.amends:
         out.append(f"amends: {c.amends}")
+    if c.seeds_of:
+        out.append(f"fixture seeds: those of {c.seeds_of} (the same runs where the fixtures are declared alike)")
     if c.judged_by:
         out.append(f"judged by: {c.judged_by}")
     return out

@@ -541,6 +541,9 @@ def _kv_html(v: ClaimView) -> str:
         rows.append(("not checkable", text_html(c.get("reason") or "")))
     if c.get("derived"):
         rows.append(("derived by the harness", text_html(c["derived"])))
+    if c.get("seeds_of"):
+        rows.append(("fixture seeds", f"those of {escape(str(c['seeds_of']))} (the same runs where the fixtures "
+                                      "are declared alike)"))
     if st["status"] in (S.VERIFIED, S.UNGUARDED) or v.tightest_room is not None:
         rows.append(("tightest room", fmt.room_text(v.tightest_room)
                      + ' <span class="small muted">(the factor by which the tightest passing bound could be wrong '
