@@ -17,6 +17,7 @@ from verify.numerics.sectors import (
     potential,
     projected_gradient,
     sector_of,
+    sphere_objective,
     sphere_samples,
 )
 
@@ -235,8 +236,9 @@ def g_free_maxima(X: np.ndarray, c: np.ndarray, rng: np.random.Generator, starts
         if len(picks) == starts:
             break
     out: list[dict] = []
+    neg_G = sphere_objective(X, c)     # -G(z / ||z||)
     for i in picks:
-        w = _nelder_mead(lambda z: -float(potential(X, c, z / np.linalg.norm(z))), U[i])
+        w = _nelder_mead(neg_G, U[i])
         w /= np.linalg.norm(w)
         Z = X[np.abs(X @ w) < zero * np.linalg.norm(X, axis=1)]
         if len(Z):
@@ -246,7 +248,7 @@ def g_free_maxima(X: np.ndarray, c: np.ndarray, rng: np.random.Generator, starts
                 continue
             z = B.T @ w
             if B.shape[1] > 1:
-                z = _nelder_mead(lambda z, B=B: -float(potential(X, c, B @ z / np.linalg.norm(B @ z))), z)
+                z = _nelder_mead(sphere_objective(X, c, B), z)
             w = B @ z / np.linalg.norm(B @ z)
         rise = _rise_around(X, c, w, rng, m=2000)
         if rise < 0.0 and all(np.linalg.norm(w - e["direction"]) > 1e-5 for e in out):
