@@ -195,12 +195,17 @@ def dual_certificate(lam: np.ndarray, X: np.ndarray, D: np.ndarray) -> DualCerti
     C = X.T @ (D * lam).T  # (d, p): X^T D_j lam
     if p and not (np.isfinite(X).all() and np.isfinite(C).all()):
         raise ValueError("array must not contain infs or NaNs")   # what nnls raises, checked once for all
+    # Every array below is, value for value, what the plain loop (A = X^T (2 D_j - 1), c = s X^T D_j lam,
+    # nnls(A, -c)) builds, made with fewer calls: s c is exact for s = +-1, and A's C-ordered copy for nnls is
+    # the product of C-ordered operands (tests/test_numerics_convex holds the two loops equal).
+    S = 2.0 * D - 1.0
+    XT, XT_c = X.T, np.ascontiguousarray(X.T)
+    C_pos = np.ascontiguousarray(C.T)       # row j: X^T D_j lam
+    C_neg = -C_pos
     for j in range(p):
-        A = X.T * (2.0 * D[j] - 1.0)
-        A_c = np.ascontiguousarray(A)        # nnls's C-ordered copy of A, made once for both signs
-        for k, s in enumerate((1.0, -1.0)):
-            c = s * C[:, j]
-            z, _ = _nnls_checked_once(A_c, -c)
+        A, A_c = XT * S[j], XT_c * S[j]      # A as the plain loop has it (F-ordered: its A @ z), A_c for nnls
+        for k, (c, b) in enumerate(((C_pos[j], C_neg[j]), (C_neg[j], C_pos[j]))):
+            z, _ = _nnls_checked_once(A_c, b)
             r = c + A @ z
             nr = math.sqrt(r.dot(r))         # np.linalg.norm(r) for a real vector, without its dispatch
             values[j, k] = nr
