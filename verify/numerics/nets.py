@@ -32,8 +32,7 @@ from ._jit import carray
 __all__ = [
     "EXPONENTIAL", "LOGISTIC", "Loss", "activation", "activation_derivative", "activation_pattern",
     "balance", "clarke_extreme_gradients", "flatten_params", "forward", "get_loss", "gradient", "gradient_function",
-    "kernel_loss",
-    "log_loss", "log_scaled_loss", "loss_value", "loss_weights", "margins", "min_norm_subgradient",
+    "kernel_loss", "log_loss", "log_scaled_loss", "loss_value", "loss_weights", "margins", "min_norm_subgradient",
     "normalized_margin", "parameter_norm_sq", "preactivations", "scaled_loss", "unflatten_params",
 ]
 

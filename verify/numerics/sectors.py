@@ -22,7 +22,8 @@ import numpy as np
 
 __all__ = [
     "potential", "sector_of", "zero_set_projector", "projected_gradient", "expansion_radius",
-    "class_sum_directions", "open_sector_fixed_points", "circle_extrema", "multistart_maxima", "sphere_samples", "sphere_objective",
+    "class_sum_directions", "open_sector_fixed_points", "circle_extrema", "multistart_maxima", "sphere_samples",
+    "sphere_objective",
 ]
 
 
