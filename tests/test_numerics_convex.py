@@ -212,3 +212,68 @@ def test_infeasible_fixture_is_not_success():
     assert r.status.startswith("infeasible")
     rd = convex_dual(X, y, enumerate_patterns(X).D)
     assert not rd.success and rd.status.startswith("unbounded")
+
+
+def _dual_certificate_checked(lam, X, D):
+    """dual_certificate's pattern values and argmax as written before its NNLS fast path: public nnls and
+    np.linalg.norm on every pattern and sign."""
+    from scipy.optimize import nnls
+
+    D = np.asarray(D, dtype=float)
+    p, d = D.shape[0], X.shape[1]
+    values, argmax = np.zeros((p, 2)), np.zeros((2, p, d))
+    C = X.T @ (D * lam).T
+    for j in range(p):
+        A = X.T * (2.0 * D[j] - 1.0)
+        for k, s in enumerate((1.0, -1.0)):
+            c = s * C[:, j]
+            z, _ = nnls(A, -c)
+            r = c + A @ z
+            nr = float(np.linalg.norm(r))
+            values[j, k] = nr
+            if nr > 0:
+                argmax[k, j] = r / nr
+    return values, argmax
+
+
+@pytest.mark.parametrize("solver", ["compiled", "nnls"])
+@pytest.mark.parametrize("seed, n, d", [(0, 6, 2), (1, 8, 3), (2, 10, 4)])
+def test_dual_certificate_is_the_checked_nnls_loop_bit_for_bit(monkeypatch, solver, seed, n, d):
+    import verify.numerics.convex as convex
+
+    if solver == "nnls":
+        monkeypatch.setattr(convex, "_NNLS_SOLVER", None)
+    X, _ = random_fixture(seed, n, d)
+    D = enumerate_patterns(X).D
+    rng = np.random.default_rng(seed)
+    for lam in (rng.normal(size=n), rng.exponential(size=n) * np.sign(rng.normal(size=n)), np.zeros(n)):
+        cert = dual_certificate(lam, X, D)
+        values, argmax = _dual_certificate_checked(lam, X, D)
+        assert np.array_equal(cert.pattern_values, values) and np.array_equal(cert.argmax, argmax)
+
+
+def test_nnls_fast_path_is_nnls_and_leaves_its_inputs():
+    from scipy.optimize import nnls
+
+    import verify.numerics.convex as convex
+
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        A = np.ascontiguousarray(rng.normal(size=(4, 9)))
+        b = rng.normal(size=4)
+        A0, b0 = A.copy(), b.copy()
+        x, rnorm = convex._nnls_checked_once(A, b)
+        want_x, want_rnorm = nnls(A0, b0)
+        assert np.array_equal(x, want_x) and rnorm == want_rnorm
+        assert np.array_equal(A, A0) and np.array_equal(b, b0)
+
+
+def test_dual_certificate_refuses_non_finite_input_as_nnls_did():
+    X, _ = random_fixture(0, 6, 2)
+    D = enumerate_patterns(X).D
+    lam = np.ones(6)
+    for bad_lam, bad_X in ((np.r_[np.nan, lam[1:]], X), (lam, np.where(np.arange(12).reshape(6, 2) == 3, np.inf, X))):
+        with np.errstate(invalid="ignore"), pytest.raises(ValueError, match="infs or NaNs"):
+            _dual_certificate_checked(bad_lam, bad_X, D)
+        with np.errstate(invalid="ignore"), pytest.raises(ValueError, match="infs or NaNs"):
+            dual_certificate(bad_lam, bad_X, D)

@@ -242,3 +242,50 @@ def test_bad_input_raises_usage_error():
         nets.forward(W, a, X[:, :2])
     with pytest.raises(UsageError):
         nets.log_loss(np.zeros(3), reduction="median")
+
+
+_POLY = nets.Loss("poly", lambda q: np.exp(-np.arcsinh(q)) / 2, lambda q: np.exp(-np.arcsinh(q)) / 2 / np.hypot(1, q),
+                  lambda q: -np.log(2.0) - np.arcsinh(q), lambda q: -np.log(2.0) - np.arcsinh(q) - 0.5 * np.log1p(q * q))
+"""A user-defined loss: the compiled kernels do not know it, so gradient takes its numpy path even with numba."""
+
+
+@pytest.mark.parametrize("jit", [True, False])
+@pytest.mark.parametrize("loss, alpha, normalized, at_kink, reduction, batch", [
+    ("logistic", 0.0, False, 0.0, "sum", None),
+    ("exponential", 0.3, True, None, "mean", None),
+    ("logistic", 0.1, False, None, "mean", 4),
+    (_POLY, 0.0, False, 0.0, "sum", None),
+    (_POLY, 0.2, True, 0.5, "mean", 3),
+])
+def test_gradient_function_is_gradient_bit_for_bit(monkeypatch, jit, loss, alpha, normalized, at_kink, reduction,
+                                                   batch):
+    from verify.numerics import _jit
+
+    monkeypatch.setattr(_jit, "ENABLED", jit and _jit.ENABLED)
+    W, a, X, y = _fixture(seed=5, batch=batch)
+    X = np.asfortranarray(X)        # held as given: the numpy path's matmuls see the caller's layout
+    W[..., 0, :] = 0.0              # exact zero pre-activations: the kink convention is exercised
+    grad = nets.gradient_function(X, y, alpha, loss, normalized, at_kink, reduction=reduction)
+    for scale in (1.0, 1e-3, 40.0):
+        got = grad(scale * W, scale * a)
+        want = nets.gradient(scale * W, scale * a, X, y, alpha, loss, normalized, at_kink, reduction=reduction)
+        assert all(np.array_equal(g, w) and g.shape == w.shape for g, w in zip(got, want, strict=True))
+
+
+def test_gradient_function_refuses_what_gradient_refuses():
+    W, a, X, y = _fixture()
+    grad = nets.gradient_function(X, y)
+    for bad_W, bad_a in ((W, a[:-1]), (W[:, :2], a), (W[0], a[0])):
+        with pytest.raises(UsageError):
+            nets.gradient(bad_W, bad_a, X, y)
+        with pytest.raises(UsageError):
+            grad(bad_W, bad_a)
+    for kwargs in ({"loss": "hinge"}, {"reduction": "median"}):
+        with pytest.raises(UsageError):
+            nets.gradient(W, a, X, y, **kwargs)
+        with pytest.raises(UsageError):
+            nets.gradient_function(X, y, **kwargs)
+    with pytest.raises(UsageError):
+        nets.gradient(W, a, X[0], y)
+    with pytest.raises(UsageError):
+        nets.gradient_function(X[0], y)

@@ -21,9 +21,10 @@ from theorems.phuong2021._dynamics import (
 )
 from theorems.phuong2021._geometry import class_geometry, early_weights, extremal_sectors
 from theorems.phuong2021.flow import shrinking_neuron_closed_form
-from theorems.phuong2021.informal import _exact_zero_cross_pairs, heavy_tail_direction
+from theorems.phuong2021.informal import _exact_zero_cross_pairs, heavy_tail_direction, log_time_gradient
 from theorems.phuong2021.limit import CLASS_SUMS, D8_TOL, thm1_check
 from verify.claims import Fixture, negative, random
+from verify.errors import UsageError
 from verify.judgements import judge_trend
 from verify.numerics.patterns import is_orthogonally_separable
 from verify.numerics.sectors import (
@@ -166,6 +167,19 @@ def test_velocity_matches_finite_differences():
     e[1, 2] = h
     fd = -(loss_value(a, W + e, X, y) - loss_value(a, W - e, X, y)) / (2 * h)
     assert dW[1, 2] == pytest.approx(fd, rel=1e-6)
+
+
+@pytest.mark.parametrize("loss", ["ce", "ce2", "ce:0.1", "exp", "poly"])
+def test_log_time_gradient_is_minus_the_velocity_bit_for_bit(loss):
+    rng = np.random.default_rng(4)
+    X, y = rng.standard_normal((6, 3)), rng.choice([-1.0, 1.0], 6)
+    grad = log_time_gradient(X, y, loss)
+    for a, W in ((rng.standard_normal(4), rng.standard_normal((4, 3))), (np.ones(4), np.zeros((4, 3)))):
+        dW, da = grad(W, a)
+        va, vW = velocity(a, W, X, y, loss)
+        assert np.array_equal(-da, va) and np.array_equal(-dW, vW)
+    with pytest.raises(UsageError):
+        grad(np.zeros((4, 2)), np.ones(4))
 
 
 def test_limit_distance_is_zero_at_the_limit():

@@ -465,3 +465,26 @@ def test_unbalanced_init_family_breaks_only_the_balance():
     a = unbalanced_init.build(np.random.default_rng(3), ratio=2.0)
     b = os_cones.build(np.random.default_rng(3))
     assert a["w2_over_w1"] == 2.0 and np.array_equal(a["X"], b["X"]) and np.array_equal(a["y"], b["y"])
+
+
+def test_polished_certificate_reuses_the_solve_of_a_pattern_set(monkeypatch):
+    import theorems.wang2022.convergence as cv
+
+    fx = build(gen_gauss, N=8, d=3)
+    X, y = fx["X"], fx["y"]
+    P, V = cv.reference_optimum(X, y)
+    rng = np.random.default_rng(1)
+    W1, w2 = rng.normal(size=(3, 5)), rng.choice([-1.0, 1.0], size=5)
+    solves = []
+    solve = cv.convex_primal
+    monkeypatch.setattr(cv, "convex_primal", lambda *a, **k: solves.append(1) or solve(*a, **k))
+    fresh = cv.polished_certificate(X, y, W1, w2, V)
+    solutions: dict = {}
+    first = cv.polished_certificate(X, y, W1, w2, V, solutions)
+    # another run on the same patterns (neurons scaled and reordered): the same certificate, no new solve
+    again = cv.polished_certificate(X, y, 2.0 * W1[:, ::-1], w2[::-1], V, solutions)
+    assert len(solves) == 2 and len(solutions) == 1
+    assert first == fresh and again == fresh
+    # other patterns: solved again
+    cv.polished_certificate(X, y, -W1, w2, V, solutions)
+    assert len(solves) == 3 and len(solutions) == 2

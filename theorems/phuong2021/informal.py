@@ -19,19 +19,20 @@ from verify import (
     random,
 )
 from verify.claims import declare_amended
+from verify.numerics.nets import gradient_function
 from verify.numerics.patterns import is_orthogonally_separable
 from verify.numerics.sectors import class_sum_directions, sphere_samples
 
 from . import limit
 from ._dynamics import (
     flow_until_output,
+    get_paper_loss,
     gradient_flow,
     groups,
     limit_distance,
     log_time_gd,
     loss_tail,
     net,
-    velocity,
 )
 from ._geometry import class_geometry, early_weights, extremal_sectors, qp_validity
 from .hypotheses import (
@@ -247,6 +248,13 @@ def i3(fx):
     return ev
 
 
+def log_time_gradient(X, y, loss: str):
+    """``(W, a) -> (dl/dW, dl/da)``: minus ``velocity(a, W, X, y, loss)`` bit for bit (its conventions: summed
+    loss, rho'(0) = 0), with X, y and the loss checked once for the ~10^4 right-hand-side calls of one solve
+    (nets.gradient_function; tests/test_theorems_phuong2021 holds the two equal)."""
+    return gradient_function(X, y, loss=get_paper_loss(loss), at_kink=0.0, reduction="sum")
+
+
 def rk45_log_time_flow(fx, s_grid) -> tuple[np.ndarray, np.ndarray, int]:
     """The flow integrated a second, independent way: scipy's RK45 on d theta/ds = e^s v(theta) in log-time s, one
     smooth solve with the generic-point velocity of eqs. (45), (46) (rho'(0) = 0) and no region-by-region event
@@ -258,9 +266,11 @@ def rk45_log_time_flow(fx, s_grid) -> tuple[np.ndarray, np.ndarray, int]:
     p, d = W0.shape
     loss = fx.get("loss", "ce")
 
+    grad = log_time_gradient(X, y, loss)
+
     def rhs(s, th):
-        da, dW = velocity(th[:p], th[p:].reshape(p, d), X, y, loss)
-        return np.exp(s) * np.concatenate([da, dW.ravel()])
+        dW, da = grad(th[p:].reshape(p, d), th[:p])
+        return np.exp(s) * np.concatenate([-da, (-dW).ravel()])
 
     r = solve_ivp(rhs, (0.0, float(s_grid[-1])), np.concatenate([a0, W0.ravel()]), method="RK45", rtol=1e-9,
                   atol=1e-12 * float(np.min(np.abs(a0))), t_eval=s_grid)

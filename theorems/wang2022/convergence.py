@@ -76,19 +76,35 @@ def reference_optimum(X, y):
     return sol["value"], lambda lam: dual_certificate(lam, X, sol["D"]).value
 
 
-def polished_certificate(X, y, W1, w2, V) -> dict:
+def _restricted_solve(X, y, pats) -> tuple[float, np.ndarray, float] | None:
+    """(P_S, lambda_S, kkt) of (14) restricted to the patterns ``pats``, or None when the solve fails."""
+    r = convex_primal(X, y, pats)
+    if not solved(r):
+        return None
+    Wn, wn = convex_to_network(r["U"], r["U2"], tol=1e-6)
+    return r["value"], r["lam"], nonconvex_kkt(X, y, Wn, wn, r["lam"], tau=1e-6)["max_residual"]
+
+
+def polished_certificate(X, y, W1, w2, V, solutions: dict | None = None) -> dict:
     """Theorem 3 applied to the limit's activation patterns (spec §3 thm4 (e)): solve (14) restricted to the
     patterns D(w_1i) of the significant neurons; the net is globally optimal iff P_S = P* and V(lambda_S) <= 1.
-    ``kkt`` is the largest non-convex KKT residual of (13) of the restricted optimum mapped to a network."""
+    ``kkt`` is the largest non-convex KKT residual of (13) of the restricted optimum mapped to a network.
+    ``solutions`` (one dict per data set (X, y)) keeps each pattern set's solve: the runs of one data set often
+    end on the same patterns (178 solves, 44 distinct, in a quick run), and the solve depends on nothing else."""
     size = np.linalg.norm(W1, axis=0) * np.abs(w2)
     sig = size >= 1e-3 * size.max()
     pats = np.unique((W1[:, sig].T @ X.T > 0).astype(float), axis=0)
-    r = convex_primal(X, y, pats)
-    if not solved(r):
+    if solutions is None:
+        sol = _restricted_solve(X, y, pats)
+    else:
+        key = pats.tobytes()
+        if key not in solutions:
+            solutions[key] = _restricted_solve(X, y, pats)
+        sol = solutions[key]
+    if sol is None:
         return {"P_S": np.inf, "V": np.inf, "kkt": np.inf, "n_patterns": pats.shape[0]}
-    Wn, wn = convex_to_network(r["U"], r["U2"], tol=1e-6)
-    kkt = nonconvex_kkt(X, y, Wn, wn, r["lam"], tau=1e-6)["max_residual"]
-    return {"P_S": r["value"], "V": float(V(r["lam"])), "kkt": kkt, "n_patterns": pats.shape[0]}
+    value, lam, kkt = sol
+    return {"P_S": value, "V": float(V(lam)), "kkt": kkt, "n_patterns": pats.shape[0]}
 
 
 def _closer_to_class_sums(X, y, W1, w2) -> bool:
@@ -107,13 +123,15 @@ def _closer_to_class_sums(X, y, W1, w2) -> bool:
     return True
 
 
-def classify(X, y, P, V, W1, w2, R_err, *, same_sign: bool, mutated: bool = False) -> tuple[str, dict]:
-    """The outcome of one run (module docstring) and the certificate it rests on."""
+def classify(X, y, P, V, W1, w2, R_err, *, same_sign: bool, mutated: bool = False,
+             solutions: dict | None = None) -> tuple[str, dict]:
+    """The outcome of one run (module docstring) and the certificate it rests on (``solutions``: as
+    polished_certificate's)."""
     if same_sign and (y > 0).any() and (y < 0).any():
         return NEVER, {}
     if not np.isfinite(R_err[-1]):
         return UNDECIDED, {}
-    cert = polished_certificate(X, y, W1, w2, V)
+    cert = polished_certificate(X, y, W1, w2, V, solutions)
     err = np.asarray(R_err)
     settled = bool(np.all(err[1:] <= err[:-1] * 1.1 + R_TOL / 10))   # noise as verify.judge_trend, + R_TOL/10
     if (abs(cert["P_S"] - P) <= CERT_RTOL * P and cert["V"] <= 1 + CERT_RTOL and settled and err[-1] <= R_TOL):
@@ -156,10 +174,11 @@ def _runs(Xb, shape, yb, seed, seeds, m, r0, eta0, mutated) -> list[dict]:
         live = live[np.min(y * np.einsum("bnm,bm->bn", np.maximum(X @ W1[live], 0.0), w2[live]), axis=1) >= target]
         if live.size == 0:
             break
-    out = []
+    out, solutions = [], {}
     for b in range(seeds):
         err = R[b] / P - 1
-        outcome, cert = classify(X, y, P, V, W1[b], w2[b], err, same_sign=same[b], mutated=mutated)
+        outcome, cert = classify(X, y, P, V, W1[b], w2[b], err, same_sign=same[b], mutated=mutated,
+                                 solutions=solutions)
         out.append({"types": types[b], "outcome": outcome, "R_err": err, "cert": cert, "W1": W1[b], "w2": w2[b],
                     "separated": bool(np.isfinite(err[-1]))})
     return out

@@ -144,6 +144,38 @@ def _check_inputs(X: np.ndarray, y: np.ndarray | None, D: np.ndarray) -> tuple[n
 # Exact per-pattern dual oracle (spec §1.7)
 # ---------------------------------------------------------------------------------------------------------
 
+def _compiled_nnls() -> Any:
+    """scipy's compiled NNLS solver behind ``nnls`` (``(A, b, maxiter) -> (x, rnorm, info)``), or None.
+
+    ``dual_certificate`` solves ~10^5 small NNLS problems per catalogue, and nnls's per-call argument checks
+    (a C-ordered, finite copy of A and b) cost several times the solve; calling the solver behind them lets the
+    checks be done once per certificate. The name is private to scipy, so it is used only when it is there and
+    returns what ``nnls`` returns on a probe (else ``nnls`` itself is called)."""
+    try:
+        from scipy.optimize._slsqplib import nnls as solver
+
+        A, b = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]), np.array([2.0, 1.0, -1.0])
+        x, rnorm, info = solver(A, b, 3 * A.shape[1])
+        want_x, want_rnorm = nnls(A, b)
+        return solver if np.array_equal(x, want_x) and rnorm == want_rnorm and info != 3 else None
+    except Exception:        # missing, renamed or with another signature: nnls itself
+        return None
+
+
+_NNLS_SOLVER = _compiled_nnls()
+
+
+def _nnls_checked_once(A: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, float]:
+    """``nnls(A, b)`` bit for bit for A C-contiguous float64 and b a float64 vector, both finite (checked by the
+    caller): nnls's own steps after its checks (tests/test_numerics_convex holds the two equal)."""
+    if _NNLS_SOLVER is None:
+        return nnls(A, b)
+    x, rnorm, info = _NNLS_SOLVER(A, b, 3 * A.shape[1])
+    if info == 3:
+        raise RuntimeError("Maximum number of iterations reached.")
+    return x, rnorm
+
+
 def dual_certificate(lam: np.ndarray, X: np.ndarray, D: np.ndarray) -> DualCertificate:
     """V(lam) = max_j max_s max_{u in C_j, ||u|| <= 1} s lam^T D_j X u, exactly, with the argmax.
 
@@ -161,13 +193,21 @@ def dual_certificate(lam: np.ndarray, X: np.ndarray, D: np.ndarray) -> DualCerti
     values = np.zeros((p, 2))
     argmax = np.zeros((2, p, d))
     C = X.T @ (D * lam).T  # (d, p): X^T D_j lam
+    if p and not (np.isfinite(X).all() and np.isfinite(C).all()):
+        raise ValueError("array must not contain infs or NaNs")   # what nnls raises, checked once for all
+    # Every array below is, value for value, what the plain loop (A = X^T (2 D_j - 1), c = s X^T D_j lam,
+    # nnls(A, -c)) builds, made with fewer calls: s c is exact for s = +-1, and A's C-ordered copy for nnls is
+    # the product of C-ordered operands (tests/test_numerics_convex holds the two loops equal).
+    S = 2.0 * D - 1.0
+    XT, XT_c = X.T, np.ascontiguousarray(X.T)
+    C_pos = np.ascontiguousarray(C.T)       # row j: X^T D_j lam
+    C_neg = -C_pos
     for j in range(p):
-        A = X.T * (2.0 * D[j] - 1.0)
-        for k, s in enumerate((1.0, -1.0)):
-            c = s * C[:, j]
-            z, _ = nnls(A, -c)
+        A, A_c = XT * S[j], XT_c * S[j]      # A as the plain loop has it (F-ordered: its A @ z), A_c for nnls
+        for k, (c, b) in enumerate(((C_pos[j], C_neg[j]), (C_neg[j], C_pos[j]))):
+            z, _ = _nnls_checked_once(A_c, b)
             r = c + A @ z
-            nr = float(np.linalg.norm(r))
+            nr = math.sqrt(r.dot(r))         # np.linalg.norm(r) for a real vector, without its dispatch
             values[j, k] = nr
             if nr > 0:
                 argmax[k, j] = r / nr

@@ -31,8 +31,8 @@ from ._jit import carray
 
 __all__ = [
     "EXPONENTIAL", "LOGISTIC", "Loss", "activation", "activation_derivative", "activation_pattern",
-    "balance", "clarke_extreme_gradients", "flatten_params", "forward", "get_loss", "gradient", "kernel_loss",
-    "log_loss", "log_scaled_loss", "loss_value", "loss_weights", "margins", "min_norm_subgradient",
+    "balance", "clarke_extreme_gradients", "flatten_params", "forward", "get_loss", "gradient", "gradient_function",
+    "kernel_loss", "log_loss", "log_scaled_loss", "loss_value", "loss_weights", "margins", "min_norm_subgradient",
     "normalized_margin", "parameter_norm_sq", "preactivations", "scaled_loss", "unflatten_params",
 ]
 
@@ -387,11 +387,62 @@ def gradient(W: np.ndarray, a: np.ndarray, X: np.ndarray, y: np.ndarray, alpha: 
                                 kink, spec[0], spec[1], _log_count(yv.shape[0], reduction), bool(normalized), dW, da)
         return (dW, da) if W.ndim == 3 else (dW[0], da[0])
     c, Z = _signed_weights(W, a, X, y, alpha, loss, normalized, reduction)
+    return _gradient_from_weights(a, np.asarray(X, dtype=float), c, Z, alpha, at_kink)
+
+
+def _gradient_from_weights(a, X, c, Z, alpha, at_kink):
+    """(dL/dW, dL/da) from the signed weights c and the pre-activations Z (the numpy path of gradient)."""
     H = activation_derivative(Z, alpha, at_kink)
     # Batched matmuls (BLAS), not a three-operand einsum, which numpy runs as a naive loop.
-    dW = -a[..., None] * ((H * c[..., None, :]) @ np.asarray(X, dtype=float))
+    dW = -a[..., None] * ((H * c[..., None, :]) @ X)
     da = -(activation(Z, alpha) @ c[..., :, None])[..., 0]
     return dW, da
+
+
+def gradient_function(X: np.ndarray, y: np.ndarray, alpha: float = 0.0, loss: str | Loss = "logistic",
+                      normalized: bool = False, at_kink: float | None = None, *, reduction: str = "mean"
+                      ) -> Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """``(W, a) -> gradient(W, a, X, y, alpha, loss, normalized, at_kink, reduction=reduction)``, bit for bit.
+
+    For the right-hand side of an ODE solver, which calls the gradient some 10^5 times on one data set: X, y,
+    the loss, the reduction and the compiled kernel's constants are checked and prepared here once, and each call
+    checks only W and a (the same errors as :func:`gradient`) before the same arithmetic (tests/test_numerics_nets
+    holds the two equal on both paths). X and y are held, not copied: they must not change afterwards.
+    """
+    if np.ndim(X) != 2:
+        raise UsageError(f"X must be (n, d); got {np.shape(X)}")
+    n, d = np.shape(X)
+    lf = get_loss(loss)
+    _log_count(max(n, 1), reduction)          # an unknown reduction is refused now, as gradient refuses it
+    alpha = float(alpha)
+    yv = np.asarray(y, dtype=np.float64)
+    Xf = np.asarray(X, dtype=float)           # the numpy path's operands, as gradient makes them
+    XfT = Xf.T
+    spec = kernel_loss(lf)
+    compiled = spec is not None and n > 0 and yv.shape == (n,)
+    if compiled:                              # the compiled path's operands, as gradient makes them
+        Xc, yc, kind, offsets = carray(X), carray(yv), spec[0], spec[1]
+        kink = 0.5 * (1.0 + alpha) if at_kink is None else float(at_kink)
+        log_count, normalized = _log_count(n, reduction), bool(normalized)
+
+    def grad(W: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        W = np.asarray(W, dtype=float)
+        a = np.asarray(a, dtype=float)
+        if W.ndim not in (2, 3) or a.shape != W.shape[:-1] or W.shape[-1] != d:
+            raise UsageError(f"W must be (m, d) or (B, m, d) with d = {d} and a of shape W.shape[:-1]; got "
+                             f"{W.shape}, {a.shape}")
+        if compiled and _jit.ENABLED and W.size > 0:
+            W3, a2 = (W, a) if W.ndim == 3 else (W[None], a[None])
+            dW, da = np.empty(W3.shape), np.empty(a2.shape)
+            _kernels.gradient_batch(carray(W3), carray(a2), Xc, yc, alpha, kink, kind, offsets, log_count, normalized,
+                                    dW, da)
+            return (dW, da) if W.ndim == 3 else (dW[0], da[0])
+        Z = W @ XfT
+        q = yv * _contract_neurons(a, activation(Z, alpha))
+        c = loss_weights(q, lf, normalized=normalized, reduction=reduction) * yv
+        return _gradient_from_weights(a, Xf, c, Z, alpha, at_kink)
+
+    return grad
 
 
 # ----------------------------------------------------------------------------------------------------------

@@ -15,12 +15,15 @@ circle (d = 2) for every direction including kinks.
 from __future__ import annotations
 
 import itertools
+import math
+from collections.abc import Callable
 
 import numpy as np
 
 __all__ = [
     "potential", "sector_of", "zero_set_projector", "projected_gradient", "expansion_radius",
     "class_sum_directions", "open_sector_fixed_points", "circle_extrema", "multistart_maxima", "sphere_samples",
+    "sphere_objective",
 ]
 
 
@@ -30,6 +33,30 @@ def potential(X: np.ndarray, c: np.ndarray, W: np.ndarray) -> np.ndarray:
     Positively 1-homogeneous; restrict to unit ``w`` for the sphere version of eq. (12).
     """
     return np.maximum(np.asarray(W, float) @ X.T, 0.0) @ c
+
+
+def sphere_objective(X: np.ndarray, c: np.ndarray, basis: np.ndarray | None = None) -> Callable[[np.ndarray], float]:
+    """``z -> -G(v / ||v||)`` with ``v = z`` (or ``basis @ z``), as a float: what a derivative-free search for
+    the maxima of G on the sphere minimises (``z`` a float vector).
+
+    Bit for bit ``-float(potential(X, c, v / np.linalg.norm(v)))``: an optimiser calls it some 10^4 times, so
+    the shapes are checked here once rather than in every call, ``X.T`` is bound once, and ``||v||`` is
+    ``sqrt(v . v)``, which is what ``np.linalg.norm`` computes for a real vector (tests/test_numerics_sectors
+    holds the two equal), without its dispatch. ``X`` is used as given (not converted), as ``potential`` uses it.
+    """
+    if np.ndim(X) != 2 or np.shape(c) != (np.shape(X)[0],):
+        raise ValueError(f"X must be (n, d) and c (n,); got {np.shape(X)}, {np.shape(c)}")
+    if basis is not None and (np.ndim(basis) != 2 or np.shape(basis)[0] != np.shape(X)[1]):
+        raise ValueError(f"basis must be (d, k) with d = {np.shape(X)[1]}; got {np.shape(basis)}")
+    XT = X.T
+    if basis is None:
+        def objective(z: np.ndarray) -> float:
+            return -float(np.maximum((z / math.sqrt(z.dot(z))) @ XT, 0.0) @ c)
+    else:
+        def objective(z: np.ndarray) -> float:
+            v = basis @ z       # once; the checked form computed it twice, to the same value
+            return -float(np.maximum((v / math.sqrt(v.dot(v))) @ XT, 0.0) @ c)
+    return objective
 
 
 def sector_of(X: np.ndarray, w: np.ndarray, tol: float = 1e-12) -> np.ndarray:
