@@ -370,11 +370,15 @@ def gd_path(W, a, X, y, lr, alpha, kink, kind, offsets, log_count, Ws, As, dWs, 
     Z, P, q, work, c, dW, da = workspace(m, X.shape[0], d)
     plain = np.bool_(False)  # a boolean, not the literal False: gradient_call is then compiled once for all callers
     for k in range(Ws.shape[0]):
-        Ws[k] = W
-        As[k] = a
+        for j in range(m):
+            for i in range(d):
+                Ws[k, j, i] = W[j, i]
+            As[k, j] = a[j]
         gradient_call(W, a, X, XT, y, alpha, kink, kind, offsets, log_count, plain, Z, P, q, work, c, dW, da)
-        dWs[k] = dW
-        dAs[k] = da
+        for j in range(m):
+            for i in range(d):
+                dWs[k, j, i] = dW[j, i]
+            dAs[k, j] = da[j]
         for j in range(m):
             for i in range(d):
                 W[j, i] = W[j, i] + lr * (-dW[j, i])
@@ -385,7 +389,8 @@ def gd_path(W, a, X, y, lr, alpha, kink, kind, offsets, log_count, Ws, As, dWs, 
 def active_field(X, lam, U, j, g):
     """g = sum of lam_n x_n over the points with <x_n, u_j> > 0 (u_j = column j of U): X^T D(u_j) lam."""
     N, d = X.shape
-    g[:] = 0.0
+    for i in range(d):
+        g[i] = 0.0
     for n in range(N):
         z = 0.0
         for i in range(d):
@@ -411,8 +416,10 @@ def gd_log_time(W, a, X, y, h, log_times, alpha, kink, kind, offsets, log_count,
     while k < log_times.shape[0]:
         s = np.log1p(t)
         if s >= log_times[k]:
-            W_out[k] = W
-            a_out[k] = a
+            for j in range(m):
+                for i in range(d):
+                    W_out[k, j, i] = W[j, i]
+                a_out[k, j] = a[j]
             k += 1
             continue
         dt = h * (1.0 + t) / (s if s > 1.0 else 1.0)
@@ -532,8 +539,10 @@ def ngd_run(W, a, X, y, lr, log_lr, q_ref, max_steps, every, Qs, alpha, kink, ki
             while nxt[b] < H and qmin[b] >= Qs[nxt[b]]:
                 h = nxt[b]
                 s_step[h, b] = k
-                s_W[h, b] = W[b]
-                s_a[h, b] = a[b]
+                for j in range(m):
+                    for i in range(d):
+                        s_W[h, b, j, i] = W[b, j, i]
+                    s_a[h, b, j] = a[b, j]
                 s_min_margin[h, b] = qmin[b]
                 s_normalized[h, b] = gamma[b]
                 s_log_loss[h, b] = logL[b]

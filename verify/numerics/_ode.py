@@ -38,6 +38,89 @@ FINISHED, EVENT, TOO_SMALL_STEP, BUDGET, EVENT_SIGN_ERROR, EVENT_NO_CONVERGENCE,
 
 
 # ----------------------------------------------------------------------------------------------------------
+# Small least-squares systems
+# ----------------------------------------------------------------------------------------------------------
+
+@jit
+def least_squares(A, b, rcond, x):
+    """x = argmin ||A x - b|| for a small dense A (rows, cols), as ``np.linalg.lstsq(A, b, rcond)[0]`` does
+    for a system of full column rank: Householder QR with column pivoting, in plain loops (A and b are
+    overwritten).  Columns whose pivot |R_kk| is at most rcond |R_00| count as dependent and get 0 (a
+    basic solution; LAPACK's SVD-based dgelsd gives the minimum-norm one, which differs only there).
+
+    Not np.linalg.lstsq itself: its compiled implementation was ~6 s of the region integrator's cold
+    compilation (typed in every compiled caller's library and optimised again at each level of the call
+    chain).  A 1 x 1 system is solved as dgelsd solves it, b * (1 / a) (LAPACK's dlascl), bit for bit; a
+    larger one agrees with dgelsd to rounding (tests/test_numerics_ode_lstsq.py).  A non-finite entry
+    raises LinAlgError as numba's lstsq does (flow._integrate_single then repeats the run on the numpy
+    path)."""
+    rows, cols = A.shape
+    for i in range(rows):
+        if not np.isfinite(b[i]):
+            raise np.linalg.LinAlgError("Array must not contain infs or NaNs.")
+        for j in range(cols):
+            if not np.isfinite(A[i, j]):
+                raise np.linalg.LinAlgError("Array must not contain infs or NaNs.")
+    if rows == 1 and cols == 1:
+        x[0] = 0.0 if A[0, 0] == 0.0 else b[0] * (1.0 / A[0, 0])
+        return
+    perm = np.arange(cols)
+    steps = min(rows, cols)
+    for k in range(steps):
+        # pivot: the remaining column of largest norm below row k
+        best, jb = -1.0, k
+        for j in range(k, cols):
+            s = 0.0
+            for i in range(k, rows):
+                s += A[i, j] * A[i, j]
+            if s > best:
+                best, jb = s, j
+        if jb != k:
+            for i in range(rows):
+                A[i, k], A[i, jb] = A[i, jb], A[i, k]
+            perm[k], perm[jb] = perm[jb], perm[k]
+        # Householder reflector H = I - tau v v^T (v[k] = 1) with H A[k:, k] = (beta, 0, ...)
+        s = 0.0
+        for i in range(k + 1, rows):
+            s += A[i, k] * A[i, k]
+        alpha = A[k, k]
+        if s == 0.0:
+            continue  # already triangular in this column: H = I
+        beta = -np.sqrt(alpha * alpha + s) if alpha >= 0.0 else np.sqrt(alpha * alpha + s)
+        tau = (beta - alpha) / beta
+        scale = 1.0 / (alpha - beta)
+        for i in range(k + 1, rows):
+            A[i, k] *= scale
+        A[k, k] = beta
+        for j in range(k + 1, cols):
+            w = A[k, j]
+            for i in range(k + 1, rows):
+                w += A[i, k] * A[i, j]
+            w *= tau
+            A[k, j] -= w
+            for i in range(k + 1, rows):
+                A[i, j] -= w * A[i, k]
+        w = b[k]
+        for i in range(k + 1, rows):
+            w += A[i, k] * b[i]
+        w *= tau
+        b[k] -= w
+        for i in range(k + 1, rows):
+            b[i] -= w * A[i, k]
+    rank = 0
+    top = abs(A[0, 0])
+    while rank < steps and abs(A[rank, rank]) > rcond * top:
+        rank += 1
+    for j in range(cols):
+        x[j] = 0.0
+    for k in range(rank - 1, -1, -1):
+        s = b[k]
+        for j in range(k + 1, rank):
+            s -= A[k, j] * x[perm[j]]
+        x[perm[k]] = s / A[k, k]
+
+
+# ----------------------------------------------------------------------------------------------------------
 # The field of one region
 # ----------------------------------------------------------------------------------------------------------
 
@@ -111,7 +194,8 @@ def parts(theta, model, region, dV, dr, lam):
             for t in range(p):
                 for k in range(d):
                     Ec[k, t] = E[splane[p0 + t], k]
-            sol = np.linalg.lstsq(Ec, z[kk].copy(), EPS * max(d, p))[0]
+            sol = np.empty(p)
+            least_squares(Ec, z[kk].copy(), EPS * max(d, p), sol)
             for t in range(p):
                 beta[t] = -sol[t]
         for k in range(d):
@@ -328,7 +412,8 @@ def region_segment(theta0, s0, s1, rtol, atol, log_time, model, region, m, d, n_
         for i in range(N):
             y_end[i] = y[i]
         while n_out < cand.shape[0] and cand[n_out] <= s1:
-            out[n_out] = y
+            for i in range(N):
+                out[n_out, i] = y[i]
             n_out += 1
         return FINISHED, -1, s1, n_out, nrhs
     direction = 1.0 if s1 > s0 else -1.0
@@ -689,12 +774,25 @@ def integrate_regions(theta0, t_end, t_eval, rtol, atol, log_time, max_events, m
             q = 0
             for r in range(R):
                 if Cm[kk, r]:
-                    Ec[q] = E[r]
+                    for j in range(d):
+                        Ec[q, j] = E[r, j]
                     q += 1
-            M = Ec @ Ec.T
-            rhs_ = Ec @ W[kk].copy()
-            coef = np.linalg.lstsq(M, rhs_, EPS * p)[0]
-            W[kk] -= Ec.T @ coef
+            # the products in plain loops, not by BLAS (``@``): numba's matrix products were ~3 s of the cold
+            # compilation; the sums then run in index order (BLAS's order differs at the last bit)
+            M = _plane_products(Ec, Ec)
+            rhs_ = np.empty(p)
+            for a_ in range(p):
+                acc = 0.0
+                for j in range(d):
+                    acc += Ec[a_, j] * W[kk, j]
+                rhs_[a_] = acc
+            coef = np.empty(p)
+            least_squares(M, rhs_, EPS * p, coef)
+            for j in range(d):
+                acc = 0.0
+                for a_ in range(p):
+                    acc += Ec[a_, j] * coef[a_]
+                W[kk, j] = W[kk, j] - acc
         G = _plane_products(W, E)
         off = np.zeros((m, R))
         for k in range(m):
@@ -734,7 +832,8 @@ def integrate_regions(theta0, t_end, t_eval, rtol, atol, log_time, max_events, m
         for idx in range(first, count):
             out_t[n_out] = t_eval[j0 + idx]
             if idx < n_cand:
-                out_y[n_out] = seg_out[idx]
+                for i in range(N):
+                    out_y[n_out, i] = seg_out[idx, i]
             else:  # rounding put the point past the last step: its interpolant
                 dense_eval(F, y_old, step[0], step[1], cand[idx], out_y[n_out])
             n_out += 1
