@@ -245,32 +245,35 @@ def velocity(theta, s, log_time, model, region, m, d, out, lam):
 
 
 @jit
-def crossing_value(theta, region, m, d, E):
-    """min over free (neuron, plane) pairs of T <w, E_r> + off (1 when every pair slides)."""
-    T, Cm, _, _, _, _, _, _, _, off = region
-    out = np.inf
-    found = False
-    for j in range(m):
-        for r in range(E.shape[0]):
-            if Cm[j, r]:
-                continue
-            g = 0.0
-            for k in range(d):
-                g += theta[j * d + k] * E[r, k]
-            v = T[j, r] * g + off[j, r]
-            if not found:
-                out = v
-                found = True
-            elif v != v or out != out:
-                out = np.nan
-            elif v < out:
-                out = v
-    return out if found else 1.0
+def event_value(which, theta, model, region, m, d, lam):
+    """The region's terminal event functions (both fire going down through 0): ``which`` 0, a crossing, is
+    the min over free (neuron, plane) pairs of T <w, E_r> + off (1 when every pair slides); 1, a sliding
+    exit, the min over sliding pairs of min(lam, 1 - lam) (the Filippov weight leaving [0, 1]).
 
-
-@jit
-def exit_value(theta, model, region, m, d, lam):
-    """min over sliding pairs of min(lam, 1 - lam): the Filippov weight leaving [0, 1]."""
+    One compiled function, not one per event behind a dispatching one: numba links every compiled callee
+    into its caller and optimises and generates the machine code again there, so each level of calls
+    between region_segment and parts was paid again at cold compilation (~1 s CPU each)."""
+    if which == 0:
+        E = model[9]
+        T, Cm, off = region[0], region[1], region[9]
+        out = np.inf
+        found = False
+        for j in range(m):
+            for r in range(E.shape[0]):
+                if Cm[j, r]:
+                    continue
+                g = 0.0
+                for k in range(d):
+                    g += theta[j * d + k] * E[r, k]
+                v = T[j, r] * g + off[j, r]
+                if not found:
+                    out = v
+                    found = True
+                elif v != v or out != out:
+                    out = np.nan
+                elif v < out:
+                    out = v
+        return out if found else 1.0
     dV, dr = np.empty((m, d)), np.empty(m)
     parts(theta, model, region, dV, dr, lam)
     best = 0.0
@@ -279,13 +282,6 @@ def exit_value(theta, model, region, m, d, lam):
         if p == 0 or v < best:
             best = v
     return best
-
-
-@jit
-def event_value(which, theta, model, region, m, d, lam):
-    if which == 0:
-        return crossing_value(theta, region, m, d, model[9])
-    return exit_value(theta, model, region, m, d, lam)
 
 
 # ----------------------------------------------------------------------------------------------------------
