@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.integrate._ivp import dop853_coefficients as _dop
 
+from . import _jit
 from ._jit import jit
 from ._kernels import log_neg_derivative, pmax
 
@@ -41,83 +42,52 @@ FINISHED, EVENT, TOO_SMALL_STEP, BUDGET, EVENT_SIGN_ERROR, EVENT_NO_CONVERGENCE,
 # Small least-squares systems
 # ----------------------------------------------------------------------------------------------------------
 
-@jit
-def least_squares(A, b, rcond, x):
-    """x = argmin ||A x - b|| for a small dense A (rows, cols), as ``np.linalg.lstsq(A, b, rcond)[0]`` does
-    for a system of full column rank: Householder QR with column pivoting, in plain loops (A and b are
-    overwritten).  Columns whose pivot |R_kk| is at most rcond |R_00| count as dependent and get 0 (a
-    basic solution; LAPACK's SVD-based dgelsd gives the minimum-norm one, which differs only there).
+def _least_squares_numpy(A, b, rcond, x):
+    x[:] = np.linalg.lstsq(A, b, rcond)[0]
 
-    Not np.linalg.lstsq itself: its compiled implementation was ~6 s of the region integrator's cold
-    compilation (typed in every compiled caller's library and optimised again at each level of the call
-    chain).  A 1 x 1 system is solved as dgelsd solves it, b * (1 / a) (LAPACK's dlascl), bit for bit; a
-    larger one agrees with dgelsd to rounding (tests/test_numerics_ode_lstsq.py).  A non-finite entry
-    raises LinAlgError as numba's lstsq does (flow._integrate_single then repeats the run on the numpy
-    path)."""
-    rows, cols = A.shape
-    for i in range(rows):
-        if not np.isfinite(b[i]):
-            raise np.linalg.LinAlgError("Array must not contain infs or NaNs.")
-        for j in range(cols):
-            if not np.isfinite(A[i, j]):
+
+if _jit.ENABLED:
+    from numba.core import types as _types
+    from numba.np.linalg import _LAPACK
+
+    # numba's own binding of LAPACK's dgelsd (scipy's), the routine behind np.linalg.lstsq
+    _gelsd = _LAPACK().numba_ez_gelsd(_types.float64)
+
+    @jit
+    def least_squares(A, b, rcond, x):
+        """x = np.linalg.lstsq(A, b, rcond)[0] for a float64 A (rows, cols) and b (rows,), bit for bit: the
+        same LAPACK call (dgelsd through numba's binding, with A copied to column order and b to a column of
+        max(rows, cols)) as numba's np.linalg.lstsq makes, and the same errors (LinAlgError for a non-finite
+        entry, which flow._integrate_single answers by repeating the run on the numpy path; ValueError when
+        the SVD does not converge).
+
+        Not np.linalg.lstsq itself: numba's implementation of it (its argument checks and specialisations)
+        was ~4 s of the region integrator's cold compilation, and ~1 s more for being optimised again in
+        every compiled function above it (numba links each callee into its caller)."""
+        rows, cols = A.shape
+        for i in range(rows):
+            if not np.isfinite(b[i]):
                 raise np.linalg.LinAlgError("Array must not contain infs or NaNs.")
-    if rows == 1 and cols == 1:
-        x[0] = 0.0 if A[0, 0] == 0.0 else b[0] * (1.0 / A[0, 0])
-        return
-    perm = np.arange(cols)
-    steps = min(rows, cols)
-    for k in range(steps):
-        # pivot: the remaining column of largest norm below row k
-        best, jb = -1.0, k
-        for j in range(k, cols):
-            s = 0.0
-            for i in range(k, rows):
-                s += A[i, j] * A[i, j]
-            if s > best:
-                best, jb = s, j
-        if jb != k:
+            for j in range(cols):
+                if not np.isfinite(A[i, j]):
+                    raise np.linalg.LinAlgError("Array must not contain infs or NaNs.")
+        big = max(rows, cols)
+        af = np.empty(rows * cols)
+        for j in range(cols):
             for i in range(rows):
-                A[i, k], A[i, jb] = A[i, jb], A[i, k]
-            perm[k], perm[jb] = perm[jb], perm[k]
-        # Householder reflector H = I - tau v v^T (v[k] = 1) with H A[k:, k] = (beta, 0, ...)
-        s = 0.0
-        for i in range(k + 1, rows):
-            s += A[i, k] * A[i, k]
-        alpha = A[k, k]
-        if s == 0.0:
-            continue  # already triangular in this column: H = I
-        beta = -np.sqrt(alpha * alpha + s) if alpha >= 0.0 else np.sqrt(alpha * alpha + s)
-        tau = (beta - alpha) / beta
-        scale = 1.0 / (alpha - beta)
-        for i in range(k + 1, rows):
-            A[i, k] *= scale
-        A[k, k] = beta
-        for j in range(k + 1, cols):
-            w = A[k, j]
-            for i in range(k + 1, rows):
-                w += A[i, k] * A[i, j]
-            w *= tau
-            A[k, j] -= w
-            for i in range(k + 1, rows):
-                A[i, j] -= w * A[i, k]
-        w = b[k]
-        for i in range(k + 1, rows):
-            w += A[i, k] * b[i]
-        w *= tau
-        b[k] -= w
-        for i in range(k + 1, rows):
-            b[i] -= w * A[i, k]
-    rank = 0
-    top = abs(A[0, 0])
-    while rank < steps and abs(A[rank, rank]) > rcond * top:
-        rank += 1
-    for j in range(cols):
-        x[j] = 0.0
-    for k in range(rank - 1, -1, -1):
-        s = b[k]
-        for j in range(k + 1, rank):
-            s -= A[k, j] * x[perm[j]]
-        x[perm[k]] = s / A[k, k]
+                af[j * rows + i] = A[i, j]
+        bf = np.zeros(big)
+        for i in range(rows):
+            bf[i] = b[i]
+        sv = np.empty(min(rows, cols))
+        rank = np.empty(1, dtype=np.int32)
+        info = _gelsd(100, rows, cols, 1, af.ctypes, rows, bf.ctypes, big, sv.ctypes, rcond, rank.ctypes)  # 100: 'd'
+        if info != 0:
+            raise ValueError("Internal algorithm failed to converge.")
+        for j in range(cols):
+            x[j] = bf[j]
+else:
+    least_squares = _least_squares_numpy
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -773,22 +743,16 @@ def integrate_regions(theta0, t_end, t_eval, rtol, atol, log_time, max_events, m
                     for j in range(d):
                         Ec[q, j] = E[r, j]
                     q += 1
-            # the products in plain loops, not by BLAS (``@``): numba's matrix products were ~3 s of the cold
-            # compilation; the sums then run in index order (BLAS's order differs at the last bit)
-            M = _plane_products(Ec, Ec)
-            rhs_ = np.empty(p)
-            for a_ in range(p):
-                acc = 0.0
-                for j in range(d):
-                    acc += Ec[a_, j] * W[kk, j]
-                rhs_[a_] = acc
+            # the products by BLAS, as the numpy path computes them (the same bits; plain loops sum in another
+            # order, and the sliding runs' event counts then move), the correction applied in a loop (an
+            # in-place array subtraction is ~0.1 s more to compile)
+            M = Ec @ Ec.T
+            rhs_ = Ec @ W[kk].copy()
             coef = np.empty(p)
             least_squares(M, rhs_, EPS * p, coef)
+            upd = Ec.T @ coef
             for j in range(d):
-                acc = 0.0
-                for a_ in range(p):
-                    acc += Ec[a_, j] * coef[a_]
-                W[kk, j] = W[kk, j] - acc
+                W[kk, j] = W[kk, j] - upd[j]
         G = _plane_products(W, E)
         off = np.zeros((m, R))
         for k in range(m):
