@@ -43,6 +43,10 @@ FINISHED, EVENT, TOO_SMALL_STEP, BUDGET, EVENT_SIGN_ERROR, EVENT_NO_CONVERGENCE,
 # ----------------------------------------------------------------------------------------------------------
 
 def _least_squares_numpy(A, b, rcond, x):
+    """:func:`least_squares` without numba (``VERIFY_JIT=0``): np.linalg.lstsq, with numba's error for a
+    non-finite entry."""
+    if not (np.isfinite(A).all() and np.isfinite(b).all()):
+        raise np.linalg.LinAlgError("Array must not contain infs or NaNs.")
     x[:] = np.linalg.lstsq(A, b, rcond)[0]
 
 
