@@ -14,6 +14,20 @@ or broken numba.  :func:`jit` compiles a function in nopython mode with
 * no ``fastmath``: no reassociation, no fused multiply-adds, IEEE semantics for inf and NaN, so the result
   of a kernel does not depend on the machine's vector width;
 * ``error_model="numpy"``: a division by zero gives inf or NaN as numpy does, never an exception.
+
+Cold compilation (issue 31: all kernels of the catalogue in one process, 2-core machine) is mostly numba's
+typing and lowering and LLVM, and some constructs cost far more than the loops they stand for; the kernels
+avoid them (figures: CPU seconds, measured on that machine):
+
+* an array assigned to a row (``out[k] = y``): ~1.5-2 s per combination of types (numba's general
+  broadcasting assignment and its error path); the kernels copy in loops;
+* ``np.linalg.lstsq``: ~4 s (``_ode.least_squares`` makes its LAPACK call directly);
+* deep chains of compiled calls: numba links each compiled callee into its caller and optimises and
+  generates machine code for it again there, so a function k levels down is compiled k times (one wrapper
+  level ~1 s in the region integrator);
+* inlined functions (:func:`jit_inline`) are re-read, copied and typed at every call site, nested ones
+  again for every level, and a constant argument does not remove their untaken branches before typing: the
+  hot kernels call the specialised pieces directly.
 """
 
 from __future__ import annotations

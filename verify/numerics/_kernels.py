@@ -192,15 +192,17 @@ def log_terms(kind, offsets, q):
 
 
 @jit_inline
-def signed_weights(q, y, kind, offsets, log_count, normalized, work, c):
-    """c_i = r_i y_i, r_i = -l'(q_i)/n (or / L when ``normalized``), in log domain (nets.loss_weights).
+def plain_weights(q, y, kind, offsets, log_count, c):
+    """c_i = r_i y_i, r_i = -l'(q_i)/n, in log domain (nets.loss_weights)."""
+    for i in range(q.shape[0]):
+        c[i] = np.exp(log_neg_derivative(kind, offsets, q[i]) - log_count) * y[i]
 
-    With ``normalized`` also returns log L (nets.log_loss: the same shifted sum serves both), else NaN."""
+
+@jit_inline
+def normalized_weights(q, y, kind, offsets, log_count, work, c):
+    """c_i = r_i y_i, r_i = -l'(q_i)/L, in log domain (nets.loss_weights); returns log L (nets.log_loss: the
+    same shifted sum serves both)."""
     n = q.shape[0]
-    if not normalized:
-        for i in range(n):
-            c[i] = np.exp(log_neg_derivative(kind, offsets, q[i]) - log_count) * y[i]
-        return np.nan
     top = -np.inf
     for i in range(n):
         v, u = log_terms(kind, offsets, q[i])
@@ -315,23 +317,26 @@ def min_of(q):
     return out
 
 
-@jit_inline
-def gradient_into(W, a, X, XT, y, alpha, kink, kind, offsets, log_count, normalized, Z, P, q, work, c, dW, da):
-    """Forward pass and gradient of one network into the work arrays; log L when ``normalized``."""
-    forward(W, a, X, XT, y, alpha, Z, P, q)
-    logL = signed_weights(q, y, kind, offsets, log_count, normalized, work, c)
-    backward(Z, P, a, c, X, XT, alpha, kink, dW, da)
-    return logL
-
-
 @jit
 def gradient_call(W, a, X, XT, y, alpha, kink, kind, offsets, log_count, normalized, Z, P, q, work, c, dW, da):
-    """:func:`gradient_into` compiled once and called rather than inlined, for the kernels whose time is not in
-    the call (gradient_batch: one gradient per network; gd_path and gd_log_time: a few hundred steps in the
+    """Forward pass and gradient of one network into the work arrays (Z, P, q, work, c, dW, da); log L when
+    ``normalized``, else NaN.
+
+    Compiled once and called rather than inlined, for the kernels whose time is not in the call
+    (gradient_batch: one gradient per network; gd_path and gd_log_time: a few hundred steps in the
     catalogue): each inlined copy of the gradient is compiled again (cold, loaded 2-core machine: 4-5 s CPU per
-    kernel), while the hot integrators (gd_steps, gd_run, ngd_run) keep theirs inlined (a call passes ~15
-    arrays as seven-word structs: 1.18 against 0.65 us per normalised GD step at catalogue shapes)."""
-    return gradient_into(W, a, X, XT, y, alpha, kink, kind, offsets, log_count, normalized, Z, P, q, work, c, dW, da)
+    kernel), while the hot integrators (gd_steps, gd_run, ngd_run) inline forward, the one weighting they use
+    and backward (a call passes ~15 arrays as seven-word structs: 1.18 against 0.65 us per normalised GD step
+    at catalogue shapes; and a constant ``normalized`` passed to an inlined function does not remove the other
+    weighting before typing, so they call it directly: their cold compilation 16.5 -> 10-11 s CPU, load 8)."""
+    forward(W, a, X, XT, y, alpha, Z, P, q)
+    if normalized:
+        logL = normalized_weights(q, y, kind, offsets, log_count, work, c)
+    else:
+        plain_weights(q, y, kind, offsets, log_count, c)
+        logL = np.nan
+    backward(Z, P, a, c, X, XT, alpha, kink, dW, da)
+    return logL
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -345,18 +350,20 @@ def gd_steps(W, a, X, y, lr, steps, alpha, kink, kind, offsets, log_count):
     n = X.shape[0]
     XT = np.ascontiguousarray(X.T)
     Z, P = np.empty((m, n)), np.empty((m, n))
-    q, work, c = np.empty(n), np.empty(n), np.empty(n)
+    q, c = np.empty(n), np.empty(n)
     dW, da = np.empty((m, d)), np.empty(m)
     for b in range(B):
         Wb, ab = W[b], a[b]
         for _ in range(steps):
-            gradient_into(Wb, ab, X, XT, y, alpha, kink, kind, offsets, log_count, False, Z, P, q, work, c, dW, da)
+            forward(Wb, ab, X, XT, y, alpha, Z, P, q)
+            plain_weights(q, y, kind, offsets, log_count, c)
+            backward(Z, P, ab, c, X, XT, alpha, kink, dW, da)
             descend(Wb, ab, dW, da, lr)
 
 
 @jit
 def workspace(m, n, d):
-    """The work arrays of gradient_into for m neurons, n points, d dimensions: Z, P, q, work, c, dW, da."""
+    """The work arrays of gradient_call for m neurons, n points, d dimensions: Z, P, q, work, c, dW, da."""
     return (np.empty((m, n)), np.empty((m, n)), np.empty(n), np.empty(n), np.empty(n), np.empty((m, d)),
             np.empty(m))
 
@@ -370,11 +377,15 @@ def gd_path(W, a, X, y, lr, alpha, kink, kind, offsets, log_count, Ws, As, dWs, 
     Z, P, q, work, c, dW, da = workspace(m, X.shape[0], d)
     plain = np.bool_(False)  # a boolean, not the literal False: gradient_call is then compiled once for all callers
     for k in range(Ws.shape[0]):
-        Ws[k] = W
-        As[k] = a
+        for j in range(m):
+            for i in range(d):
+                Ws[k, j, i] = W[j, i]
+            As[k, j] = a[j]
         gradient_call(W, a, X, XT, y, alpha, kink, kind, offsets, log_count, plain, Z, P, q, work, c, dW, da)
-        dWs[k] = dW
-        dAs[k] = da
+        for j in range(m):
+            for i in range(d):
+                dWs[k, j, i] = dW[j, i]
+            dAs[k, j] = da[j]
         for j in range(m):
             for i in range(d):
                 W[j, i] = W[j, i] + lr * (-dW[j, i])
@@ -385,7 +396,8 @@ def gd_path(W, a, X, y, lr, alpha, kink, kind, offsets, log_count, Ws, As, dWs, 
 def active_field(X, lam, U, j, g):
     """g = sum of lam_n x_n over the points with <x_n, u_j> > 0 (u_j = column j of U): X^T D(u_j) lam."""
     N, d = X.shape
-    g[:] = 0.0
+    for i in range(d):
+        g[i] = 0.0
     for n in range(N):
         z = 0.0
         for i in range(d):
@@ -411,8 +423,10 @@ def gd_log_time(W, a, X, y, h, log_times, alpha, kink, kind, offsets, log_count,
     while k < log_times.shape[0]:
         s = np.log1p(t)
         if s >= log_times[k]:
-            W_out[k] = W
-            a_out[k] = a
+            for j in range(m):
+                for i in range(d):
+                    W_out[k, j, i] = W[j, i]
+                a_out[k, j] = a[j]
             k += 1
             continue
         dt = h * (1.0 + t) / (s if s > 1.0 else 1.0)
@@ -435,7 +449,7 @@ def gd_run(W, a, X, y, lr, steps, every, stop_margin, use_stop, alpha, kink, kin
     n = X.shape[0]
     XT = np.ascontiguousarray(X.T)
     Z, P = np.empty((m, n)), np.empty((m, n))
-    work, c = np.empty(n), np.empty(n)
+    c = np.empty(n)
     dW, da = np.empty((B, m, d)), np.empty((B, m))
     bwork = np.empty(m)
     cap = h_step.shape[0]
@@ -445,8 +459,9 @@ def gd_run(W, a, X, y, lr, steps, every, stop_margin, use_stop, alpha, kink, kin
         for b in range(B):
             if not active[b]:
                 continue
-            gradient_into(W[b], a[b], X, XT, y, alpha, kink, kind, offsets, log_count, False, Z, P, q[b], work, c,
-                          dW[b], da[b])
+            forward(W[b], a[b], X, XT, y, alpha, Z, P, q[b])
+            plain_weights(q[b], y, kind, offsets, log_count, c)
+            backward(Z, P, a[b], c, X, XT, alpha, kink, dW[b], da[b])
             if k > 0:
                 flips = 0
                 for j in range(m):
@@ -514,8 +529,9 @@ def ngd_run(W, a, X, y, lr, log_lr, q_ref, max_steps, every, Qs, alpha, kink, ki
                 continue  # stopped: W, a and every recorded value are frozen
             fresh[b] = False
             active = nxt[b] < H
-            logL[b] = gradient_into(W[b], a[b], X, XT, y, alpha, kink, kind, offsets, log_count, True, Z, P, q, work,
-                                    c, dW[b], da[b])
+            forward(W[b], a[b], X, XT, y, alpha, Z, P, q)
+            logL[b] = normalized_weights(q, y, kind, offsets, log_count, work, c)
+            backward(Z, P, a[b], c, X, XT, alpha, kink, dW[b], da[b])
             if k > 0 and active:
                 flips = 0
                 for j in range(m):
@@ -532,8 +548,10 @@ def ngd_run(W, a, X, y, lr, log_lr, q_ref, max_steps, every, Qs, alpha, kink, ki
             while nxt[b] < H and qmin[b] >= Qs[nxt[b]]:
                 h = nxt[b]
                 s_step[h, b] = k
-                s_W[h, b] = W[b]
-                s_a[h, b] = a[b]
+                for j in range(m):
+                    for i in range(d):
+                        s_W[h, b, j, i] = W[b, j, i]
+                    s_a[h, b, j] = a[b, j]
                 s_min_margin[h, b] = qmin[b]
                 s_normalized[h, b] = gamma[b]
                 s_log_loss[h, b] = logL[b]

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.integrate._ivp import dop853_coefficients as _dop
 
+from . import _jit
 from ._jit import jit
 from ._kernels import log_neg_derivative, pmax
 
@@ -35,6 +36,62 @@ EPS = float(np.finfo(float).eps)
 
 # status codes of region_segment
 FINISHED, EVENT, TOO_SMALL_STEP, BUDGET, EVENT_SIGN_ERROR, EVENT_NO_CONVERGENCE, EVENT_NAN = 0, 1, -1, -2, -3, -4, -5
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Small least-squares systems
+# ----------------------------------------------------------------------------------------------------------
+
+def _least_squares_numpy(A, b, rcond, x):
+    """:func:`least_squares` without numba (``VERIFY_JIT=0``): np.linalg.lstsq, with numba's error for a
+    non-finite entry."""
+    if not (np.isfinite(A).all() and np.isfinite(b).all()):
+        raise np.linalg.LinAlgError("Array must not contain infs or NaNs.")
+    x[:] = np.linalg.lstsq(A, b, rcond)[0]
+
+
+if _jit.ENABLED:
+    from numba.core import types as _types
+    from numba.np.linalg import _LAPACK
+
+    # numba's own binding of LAPACK's dgelsd (scipy's), the routine behind np.linalg.lstsq
+    _gelsd = _LAPACK().numba_ez_gelsd(_types.float64)
+
+    @jit
+    def least_squares(A, b, rcond, x):
+        """x = np.linalg.lstsq(A, b, rcond)[0] for a float64 A (rows, cols) and b (rows,), bit for bit: the
+        same LAPACK call (dgelsd through numba's binding, with A copied to column order and b to a column of
+        max(rows, cols)) as numba's np.linalg.lstsq makes, and the same errors (LinAlgError for a non-finite
+        entry, which flow._integrate_single answers by repeating the run on the numpy path; ValueError when
+        the SVD does not converge).
+
+        Not np.linalg.lstsq itself: numba's implementation of it (its argument checks and specialisations)
+        was ~4 s of the region integrator's cold compilation, and ~1 s more for being optimised again in
+        every compiled function above it (numba links each callee into its caller)."""
+        rows, cols = A.shape
+        for i in range(rows):
+            if not np.isfinite(b[i]):
+                raise np.linalg.LinAlgError("Array must not contain infs or NaNs.")
+            for j in range(cols):
+                if not np.isfinite(A[i, j]):
+                    raise np.linalg.LinAlgError("Array must not contain infs or NaNs.")
+        big = max(rows, cols)
+        af = np.empty(rows * cols)
+        for j in range(cols):
+            for i in range(rows):
+                af[j * rows + i] = A[i, j]
+        bf = np.zeros(big)
+        for i in range(rows):
+            bf[i] = b[i]
+        sv = np.empty(min(rows, cols))
+        rank = np.empty(1, dtype=np.int32)
+        info = _gelsd(100, rows, cols, 1, af.ctypes, rows, bf.ctypes, big, sv.ctypes, rcond, rank.ctypes)  # 100: 'd'
+        if info != 0:
+            raise ValueError("Internal algorithm failed to converge.")
+        for j in range(cols):
+            x[j] = bf[j]
+else:
+    least_squares = _least_squares_numpy
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -111,7 +168,8 @@ def parts(theta, model, region, dV, dr, lam):
             for t in range(p):
                 for k in range(d):
                     Ec[k, t] = E[splane[p0 + t], k]
-            sol = np.linalg.lstsq(Ec, z[kk].copy(), EPS * max(d, p))[0]
+            sol = np.empty(p)
+            least_squares(Ec, z[kk].copy(), EPS * max(d, p), sol)
             for t in range(p):
                 beta[t] = -sol[t]
         for k in range(d):
@@ -161,32 +219,35 @@ def velocity(theta, s, log_time, model, region, m, d, out, lam):
 
 
 @jit
-def crossing_value(theta, region, m, d, E):
-    """min over free (neuron, plane) pairs of T <w, E_r> + off (1 when every pair slides)."""
-    T, Cm, _, _, _, _, _, _, _, off = region
-    out = np.inf
-    found = False
-    for j in range(m):
-        for r in range(E.shape[0]):
-            if Cm[j, r]:
-                continue
-            g = 0.0
-            for k in range(d):
-                g += theta[j * d + k] * E[r, k]
-            v = T[j, r] * g + off[j, r]
-            if not found:
-                out = v
-                found = True
-            elif v != v or out != out:
-                out = np.nan
-            elif v < out:
-                out = v
-    return out if found else 1.0
+def event_value(which, theta, model, region, m, d, lam):
+    """The region's terminal event functions (both fire going down through 0): ``which`` 0, a crossing, is
+    the min over free (neuron, plane) pairs of T <w, E_r> + off (1 when every pair slides); 1, a sliding
+    exit, the min over sliding pairs of min(lam, 1 - lam) (the Filippov weight leaving [0, 1]).
 
-
-@jit
-def exit_value(theta, model, region, m, d, lam):
-    """min over sliding pairs of min(lam, 1 - lam): the Filippov weight leaving [0, 1]."""
+    One compiled function, not one per event behind a dispatching one: numba links every compiled callee
+    into its caller and optimises and generates the machine code again there, so each level of calls
+    between region_segment and parts was paid again at cold compilation (~1 s CPU each)."""
+    if which == 0:
+        E = model[9]
+        T, Cm, off = region[0], region[1], region[9]
+        out = np.inf
+        found = False
+        for j in range(m):
+            for r in range(E.shape[0]):
+                if Cm[j, r]:
+                    continue
+                g = 0.0
+                for k in range(d):
+                    g += theta[j * d + k] * E[r, k]
+                v = T[j, r] * g + off[j, r]
+                if not found:
+                    out = v
+                    found = True
+                elif v != v or out != out:
+                    out = np.nan
+                elif v < out:
+                    out = v
+        return out if found else 1.0
     dV, dr = np.empty((m, d)), np.empty(m)
     parts(theta, model, region, dV, dr, lam)
     best = 0.0
@@ -195,13 +256,6 @@ def exit_value(theta, model, region, m, d, lam):
         if p == 0 or v < best:
             best = v
     return best
-
-
-@jit
-def event_value(which, theta, model, region, m, d, lam):
-    if which == 0:
-        return crossing_value(theta, region, m, d, model[9])
-    return exit_value(theta, model, region, m, d, lam)
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -328,7 +382,8 @@ def region_segment(theta0, s0, s1, rtol, atol, log_time, model, region, m, d, n_
         for i in range(N):
             y_end[i] = y[i]
         while n_out < cand.shape[0] and cand[n_out] <= s1:
-            out[n_out] = y
+            for i in range(N):
+                out[n_out, i] = y[i]
             n_out += 1
         return FINISHED, -1, s1, n_out, nrhs
     direction = 1.0 if s1 > s0 else -1.0
@@ -689,12 +744,19 @@ def integrate_regions(theta0, t_end, t_eval, rtol, atol, log_time, max_events, m
             q = 0
             for r in range(R):
                 if Cm[kk, r]:
-                    Ec[q] = E[r]
+                    for j in range(d):
+                        Ec[q, j] = E[r, j]
                     q += 1
+            # the products by BLAS, as the numpy path computes them (the same bits; plain loops sum in another
+            # order, and the sliding runs' event counts then move), the correction applied in a loop (an
+            # in-place array subtraction is ~0.1 s more to compile)
             M = Ec @ Ec.T
             rhs_ = Ec @ W[kk].copy()
-            coef = np.linalg.lstsq(M, rhs_, EPS * p)[0]
-            W[kk] -= Ec.T @ coef
+            coef = np.empty(p)
+            least_squares(M, rhs_, EPS * p, coef)
+            upd = Ec.T @ coef
+            for j in range(d):
+                W[kk, j] = W[kk, j] - upd[j]
         G = _plane_products(W, E)
         off = np.zeros((m, R))
         for k in range(m):
@@ -734,7 +796,8 @@ def integrate_regions(theta0, t_end, t_eval, rtol, atol, log_time, max_events, m
         for idx in range(first, count):
             out_t[n_out] = t_eval[j0 + idx]
             if idx < n_cand:
-                out_y[n_out] = seg_out[idx]
+                for i in range(N):
+                    out_y[n_out, i] = seg_out[idx, i]
             else:  # rounding put the point past the last step: its interpolant
                 dense_eval(F, y_old, step[0], step[1], cand[idx], out_y[n_out])
             n_out += 1

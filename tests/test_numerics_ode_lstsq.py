@@ -1,0 +1,57 @@
+"""The region integrator's least-squares call (verify.numerics._ode.least_squares: LAPACK's dgelsd through
+numba's binding) against np.linalg.lstsq's routine, which it stands in for in the compiled kernels."""
+
+import numpy as np
+import pytest
+import scipy.linalg
+
+from verify.numerics import _ode
+
+EPS = np.finfo(float).eps
+
+
+def _solve(A, b, rcond):
+    A = np.array(A, dtype=float)
+    x = np.empty(A.shape[1])
+    _ode.least_squares(A.copy(), np.array(b, dtype=float), float(rcond), x)
+    return x
+
+
+def _dgelsd(A, b, rcond):
+    """scipy's dgelsd (the LAPACK numba's np.linalg.lstsq calls)."""
+    return scipy.linalg.lstsq(np.array(A, dtype=float), np.array(b, dtype=float), cond=rcond,
+                              lapack_driver="gelsd", check_finite=False)[0]
+
+
+@pytest.mark.parametrize("rows, cols", [(1, 1), (2, 2), (3, 2), (5, 3), (10, 2), (51, 4), (3, 3), (2, 4)])
+def test_systems_are_solved_as_dgelsd_solves_them_bit_for_bit(rows, cols):
+    rng = np.random.default_rng(rows * 100 + cols)
+    for k in range(200):
+        A = rng.standard_normal((rows, cols)) * 10.0 ** rng.uniform(-20, 20)
+        if rows == cols and k % 2:  # the Gram matrices of the sliding projection
+            A = A @ A.T
+        if k % 5 == 0 and cols > 1:  # a dependent column: the rank-deficient (minimum-norm) solution
+            A[:, -1] = 2.0 * A[:, 0]
+        b = rng.standard_normal(rows)
+        rcond = EPS * max(rows, cols)
+        assert _solve(A, b, rcond).tobytes() == _dgelsd(A, b, rcond).tobytes()
+
+
+def test_the_compiled_kernel_agrees_with_numbas_lstsq():
+    numba = pytest.importorskip("numba")
+    from verify.numerics import _jit
+
+    if not _jit.ENABLED:
+        pytest.skip("compiled kernels switched off")
+    lstsq = numba.njit(lambda A, b, r: np.linalg.lstsq(A, b, r)[0])
+    rng = np.random.default_rng(7)
+    for rows, cols in [(1, 1), (4, 2), (2, 2), (6, 3)]:
+        A, b = rng.standard_normal((rows, cols)), rng.standard_normal(rows)
+        assert _solve(A, b, EPS * rows).tobytes() == lstsq(A, b, EPS * rows).tobytes()
+
+
+def test_non_finite_input_raises_linalg_error_as_lstsq_does():
+    with pytest.raises(np.linalg.LinAlgError):
+        _solve([[1.0, np.nan], [0.0, 1.0]], [1.0, 2.0], EPS)
+    with pytest.raises(np.linalg.LinAlgError):
+        _solve([[1.0]], [np.inf], EPS)
