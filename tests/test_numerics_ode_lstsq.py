@@ -1,6 +1,11 @@
 """The region integrator's least-squares call (verify.numerics._ode.least_squares: LAPACK's dgelsd through
 numba's binding) against np.linalg.lstsq's routine, which it stands in for in the compiled kernels."""
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 import scipy.linalg
@@ -55,3 +60,34 @@ def test_non_finite_input_raises_linalg_error_as_lstsq_does():
         _solve([[1.0, np.nan], [0.0, 1.0]], [1.0, 2.0], EPS)
     with pytest.raises(np.linalg.LinAlgError):
         _solve([[1.0]], [np.inf], EPS)
+
+
+FALLBACK = """
+import numpy as np
+import numba.np.linalg as L
+binding = L._LAPACK.numba_ez_gelsd
+del L._LAPACK.numba_ez_gelsd          # the module imported by a numba without the private binding
+from verify.numerics import _ode
+L._LAPACK.numba_ez_gelsd = binding    # numba's own lstsq (the fallback) still needs it here
+assert _ode._gelsd is None
+rng = np.random.default_rng(3)
+for rows, cols in [(1, 1), (4, 2), (2, 2), (6, 3)]:
+    A, b, x = rng.standard_normal((rows, cols)), rng.standard_normal(rows), np.empty(cols)
+    _ode.least_squares(A.copy(), b, 2.2e-16 * rows, x)
+    assert x.tobytes() == np.linalg.lstsq(A, b, 2.2e-16 * rows)[0].tobytes(), (rows, cols)
+print("fallback ok")
+"""
+
+
+def test_a_numba_without_its_dgelsd_binding_falls_back_to_its_lstsq(tmp_path):
+    """The binding is a private name of numba's: without it the module still imports and solves (numba's
+    public lstsq, the same LAPACK routine)."""
+    pytest.importorskip("numba")
+    from verify.numerics import _jit
+
+    if not _jit.ENABLED:
+        pytest.skip("compiled kernels switched off")
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root), "NUMBA_CACHE_DIR": str(tmp_path)}
+    r = subprocess.run([sys.executable, "-c", FALLBACK], capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0 and "fallback ok" in r.stdout, r.stderr[-2000:]

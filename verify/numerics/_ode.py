@@ -50,13 +50,28 @@ def _least_squares_numpy(A, b, rcond, x):
     x[:] = np.linalg.lstsq(A, b, rcond)[0]
 
 
+_gelsd = None
 if _jit.ENABLED:
-    from numba.core import types as _types
-    from numba.np.linalg import _LAPACK
+    try:
+        from numba.core import types as _types
+        from numba.np.linalg import _LAPACK
 
-    # numba's own binding of LAPACK's dgelsd (scipy's), the routine behind np.linalg.lstsq
-    _gelsd = _LAPACK().numba_ez_gelsd(_types.float64)
+        # numba's own binding of LAPACK's dgelsd (scipy's), the routine behind np.linalg.lstsq
+        _gelsd = _LAPACK().numba_ez_gelsd(_types.float64)
+    except (ImportError, AttributeError):
+        # a private name of numba's: a numba without it gets its public lstsq below (the same LAPACK routine,
+        # the same results; ~5 s more cold compilation)
+        _gelsd = None
 
+if _jit.ENABLED and _gelsd is None:
+    @jit
+    def least_squares(A, b, rcond, x):
+        """x = np.linalg.lstsq(A, b, rcond)[0], numba's own implementation (the fallback where numba's dgelsd
+        binding is absent)."""
+        sol = np.linalg.lstsq(A, b, rcond)[0]
+        for j in range(x.shape[0]):
+            x[j] = sol[j]
+elif _jit.ENABLED:
     @jit
     def least_squares(A, b, rcond, x):
         """x = np.linalg.lstsq(A, b, rcond)[0] for a float64 A (rows, cols) and b (rows,), bit for bit: the
