@@ -174,9 +174,11 @@ def _half_phi(w, al, sign=1.0):
 
 
 # thm6.2 reads the runs of thmA.7 (which it uses) against its own target: on the fixtures the two declare alike it draws
-# thmA.7's seeds (seed_key), so balanced_runs' memoised GD runs are computed once per worker
+# thmA.7's seeds (seed_key), so balanced_runs' memoised GD runs are computed once per worker; the runs being thmA.7's,
+# so is their declared precision across BLAS kernels (thmA.7's: final function distance moved 3.5e-4 relative under
+# OPENBLAS_CORETYPE=Prescott, verdicts identical; measured again on thm6.2's task 3.0, the same fixture: 3.5e-4)
 @claim("lyu2021.thm6.2", **cat.declared("thm6.2"), **cat.item("thm6.2"), hypotheses=[separable, asmA2, asmA3, wplus_wstar, asmA5],
-       seed_key="lyu2021.thmA.7",
+       seed_key="lyu2021.thmA.7", reproducible={"rtol": 5e-3, "atol": 1e-9},
        fixtures=[random(hinted, gap=0.7, n0=4, m=2, sigma=1e-8),
                  random(hinted, gap=0.7, n0=4, m=1, sigma=1e-8, profiles=("standard", "thorough")),
                  adv(hinted, gap=0.5, n0=6, m=3, sigma=1e-8), negative(hinted_small_h, gap=0.7, n0=4, sigma=1e-8),
