@@ -20,6 +20,7 @@ The signatures are kept per paper so that a run of one paper compiles only that 
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import json
 import os
@@ -193,33 +194,40 @@ def prepare(papers: Iterable[str], *, stream: TextIO | None = None, table: dict 
     wall0, cpu0 = time.perf_counter(), time.process_time()
     before = _cache_counts()
     announced = False
-    for name, sigs in todo.items():
-        modname, qualname = name.split(":", 1)
-        try:
-            kernel = getattr(importlib.import_module(modname), qualname)
-        except (ImportError, AttributeError) as exc:
-            result.failed.append(f"{name}: {type(exc).__name__}: {exc}")
-            continue
-        for text in sigs:
+    # numba's compiler allocates a great many short-lived objects; the collector's full passes would also walk
+    # everything the run has loaded by then (the catalogue, cvxpy, scipy): what is alive now is set aside from
+    # the collector while the kernels compile (gc.freeze), and handed back after
+    gc.freeze()
+    try:
+        for name, sigs in todo.items():
+            modname, qualname = name.split(":", 1)
             try:
-                sig = parse_signature(text)
-            except Exception as exc:
-                result.failed.append(f"{name}{text}: {type(exc).__name__}: {exc}")
+                kernel = getattr(importlib.import_module(modname), qualname)
+            except (ImportError, AttributeError) as exc:
+                result.failed.append(f"{name}: {type(exc).__name__}: {exc}")
                 continue
-            if sig in kernel.overloads:  # compiled already, with a kernel that calls it
-                continue
-            misses = sum(kernel.stats.cache_misses.values())
-            if stream is not None and not announced and not _cached(kernel, sig):
-                print("compiling numerical kernels (first run only) ...", end=" ", file=stream, flush=True)
-                announced = True
-            t0 = time.process_time()
-            try:
-                kernel.compile(sig)
-            except Exception as exc:
-                result.failed.append(f"{name}{text}: {type(exc).__name__}: {str(exc).splitlines()[0]}")
-                continue
-            if sum(kernel.stats.cache_misses.values()) > misses:
-                result.per_kernel[f"{name}{text}"] = round(time.process_time() - t0, 3)
+            for text in sigs:
+                try:
+                    sig = parse_signature(text)
+                except Exception as exc:
+                    result.failed.append(f"{name}{text}: {type(exc).__name__}: {exc}")
+                    continue
+                if sig in kernel.overloads:  # compiled already, with a kernel that calls it
+                    continue
+                misses = sum(kernel.stats.cache_misses.values())
+                if stream is not None and not announced and not _cached(kernel, sig):
+                    print("compiling numerical kernels (first run only) ...", end=" ", file=stream, flush=True)
+                    announced = True
+                t0 = time.process_time()
+                try:
+                    kernel.compile(sig)
+                except Exception as exc:
+                    result.failed.append(f"{name}{text}: {type(exc).__name__}: {str(exc).splitlines()[0]}")
+                    continue
+                if sum(kernel.stats.cache_misses.values()) > misses:
+                    result.per_kernel[f"{name}{text}"] = round(time.process_time() - t0, 3)
+    finally:
+        gc.unfreeze()
     after = _cache_counts()
     result.loaded, result.compiled = after[0] - before[0], after[1] - before[1]
     result.wall_s, result.cpu_s = time.perf_counter() - wall0, time.process_time() - cpu0
