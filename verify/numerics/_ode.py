@@ -61,7 +61,7 @@ if _jit.ENABLED:
     except (ImportError, AttributeError):
         # a private name of numba's: a numba without it gets its public lstsq below (the same LAPACK routine,
         # the same results; ~5 s more cold compilation)
-        _gelsd = None
+        pass
 
 if _jit.ENABLED and _gelsd is None:
     @jit

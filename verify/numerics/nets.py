@@ -380,14 +380,19 @@ def gradient(W: np.ndarray, a: np.ndarray, X: np.ndarray, y: np.ndarray, alpha: 
     spec = kernel_loss(loss) if _compilable(W, X) else None
     yv = np.asarray(y, dtype=np.float64)
     if spec is not None and yv.shape == (np.shape(X)[0],):  # compiled: the same formulas in one pass
-        W3, a2 = (W, a) if W.ndim == 3 else (W[None], a[None])
-        dW, da = np.empty(W3.shape), np.empty(a2.shape)
         kink = 0.5 * (1.0 + alpha) if at_kink is None else float(at_kink)
-        _kernels.gradient_batch(carray(W3), carray(a2), carray(X), carray(yv), float(alpha),
-                                kink, spec[0], spec[1], _log_count(yv.shape[0], reduction), bool(normalized), dW, da)
-        return (dW, da) if W.ndim == 3 else (dW[0], da[0])
+        return _gradient_compiled(W, a, carray(X), carray(yv), float(alpha), kink, spec[0], spec[1],
+                                  _log_count(yv.shape[0], reduction), bool(normalized))
     c, Z = _signed_weights(W, a, X, y, alpha, loss, normalized, reduction)
     return _gradient_from_weights(a, np.asarray(X, dtype=float), c, Z, alpha, at_kink)
+
+
+def _gradient_compiled(W, a, X, y, alpha, kink, kind, offsets, log_count, normalized):
+    """The compiled path of gradient (X, y already C-contiguous float64; W (m, d) or (B, m, d))."""
+    W3, a2 = (W, a) if W.ndim == 3 else (W[None], a[None])
+    dW, da = np.empty(W3.shape), np.empty(a2.shape)
+    _kernels.gradient_batch(carray(W3), carray(a2), X, y, alpha, kink, kind, offsets, log_count, normalized, dW, da)
+    return (dW, da) if W.ndim == 3 else (dW[0], da[0])
 
 
 def _gradient_from_weights(a, X, c, Z, alpha, at_kink):
@@ -432,11 +437,7 @@ def gradient_function(X: np.ndarray, y: np.ndarray, alpha: float = 0.0, loss: st
             raise UsageError(f"W must be (m, d) or (B, m, d) with d = {d} and a of shape W.shape[:-1]; got "
                              f"{W.shape}, {a.shape}")
         if compiled and _jit.ENABLED and W.size > 0:
-            W3, a2 = (W, a) if W.ndim == 3 else (W[None], a[None])
-            dW, da = np.empty(W3.shape), np.empty(a2.shape)
-            _kernels.gradient_batch(carray(W3), carray(a2), Xc, yc, alpha, kink, kind, offsets, log_count, normalized,
-                                    dW, da)
-            return (dW, da) if W.ndim == 3 else (dW[0], da[0])
+            return _gradient_compiled(W, a, Xc, yc, alpha, kink, kind, offsets, log_count, normalized)
         Z = W @ XfT
         q = yv * _contract_neurons(a, activation(Z, alpha))
         c = loss_weights(q, lf, normalized=normalized, reduction=reduction) * yv
