@@ -44,8 +44,8 @@ FINISHED, EVENT, TOO_SMALL_STEP, BUDGET, EVENT_SIGN_ERROR, EVENT_NO_CONVERGENCE,
 
 def _least_squares_numpy(A, b, rcond, x):
     """:func:`least_squares` without numba (``VERIFY_JIT=0``): np.linalg.lstsq, with numba's error for a
-    non-finite entry."""
-    if not (np.isfinite(A).all() and np.isfinite(b).all()):
+    non-finite matrix (a non-finite right-hand side goes to LAPACK, as np.linalg.lstsq sends it)."""
+    if not np.isfinite(A).all():
         raise np.linalg.LinAlgError("Array must not contain infs or NaNs.")
     x[:] = np.linalg.lstsq(A, b, rcond)[0]
 
@@ -67,7 +67,13 @@ if _jit.ENABLED and _gelsd is None:
     @jit
     def least_squares(A, b, rcond, x):
         """x = np.linalg.lstsq(A, b, rcond)[0], numba's own implementation (the fallback where numba's dgelsd
-        binding is absent)."""
+        binding is absent). numba's lstsq refuses a non-finite right-hand side, which np.linalg.lstsq sends to
+        LAPACK: here x is then NaN (the trial stage that produced it is rejected either way)."""
+        for i in range(b.shape[0]):
+            if not np.isfinite(b[i]):
+                for j in range(x.shape[0]):
+                    x[j] = np.nan
+                return
         sol = np.linalg.lstsq(A, b, rcond)[0]
         for j in range(x.shape[0]):
             x[j] = sol[j]
@@ -76,17 +82,18 @@ elif _jit.ENABLED:
     def least_squares(A, b, rcond, x):
         """x = np.linalg.lstsq(A, b, rcond)[0] for a float64 A (rows, cols) and b (rows,), bit for bit: the
         same LAPACK call (dgelsd through numba's binding, with A copied to column order and b to a column of
-        max(rows, cols)) as numba's np.linalg.lstsq makes, and the same errors (LinAlgError for a non-finite
-        entry, which flow._integrate_single answers by repeating the run on the numpy path; ValueError when
-        the SVD does not converge).
+        max(rows, cols)) as numba's np.linalg.lstsq makes, and its errors for a non-finite A (LinAlgError, which
+        flow._integrate_single answers by repeating the run on the numpy path) and an SVD that does not converge
+        (ValueError). A non-finite b goes to dgelsd, as np.linalg.lstsq (the numpy path) sends it, and x comes
+        back non-finite: b is then the field of a rejected trial stage whose loss weights overflowed (numba's
+        lstsq refuses it, and the whole run was repeated on the numpy path: lyu2021.thm3.1 standard task 0.1,
+        42 s instead of ~2 s).
 
         Not np.linalg.lstsq itself: numba's implementation of it (its argument checks and specialisations)
         was ~4 s of the region integrator's cold compilation, and ~1 s more for being optimised again in
         every compiled function above it (numba links each callee into its caller)."""
         rows, cols = A.shape
         for i in range(rows):
-            if not np.isfinite(b[i]):
-                raise np.linalg.LinAlgError("Array must not contain infs or NaNs.")
             for j in range(cols):
                 if not np.isfinite(A[i, j]):
                     raise np.linalg.LinAlgError("Array must not contain infs or NaNs.")
