@@ -519,6 +519,19 @@ def test_plot_svg_is_minified_and_lightly_escaped():
     assert unquote(uri.split(",", 1)[1]) == svg and not re.search(r'[#"&\n]', uri)
 
 
+def test_log_axis_ticks_are_plain_text_powers_of_ten():
+    from verify.report.plots import render_series, text_power
+
+    assert text_power(r"$\mathdefault{10^{-2}}$") == "10\u207b\u00b2"
+    assert text_power(r"$\mathdefault{10^{13}}$") == "10\u00b9\u00b3"
+    assert text_power(r"$\mathdefault{2.5\times10^{0}}$") == "2.5\u00d710\u2070"
+    assert text_power("$t_{x}$") == "$t_{x}$" and text_power("") == ""
+    s = {**series("loss"), "x": [1e-3, 1.0, 1e3], "y": {"loss": [1e-4, 1e-2, 1.0]}, "logy": True}
+    r = result_line("p.c", "0.0", S.PASS, series=[s])
+    svg = render_series("loss", [(r, s)])
+    assert "mathdefault" not in svg and ">10\u207b\u00b2<" in svg and ">10\u00b3<" in svg   # both axes
+
+
 def test_errata_markdown_download_is_its_folded_copy():
     from html import unescape
     from urllib.parse import unquote

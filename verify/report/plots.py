@@ -131,6 +131,35 @@ def _short(text: str, n: int) -> str:
     return text if len(text) <= n else text[:n - 1] + "…"
 
 
+_SUPERSCRIPTS = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+_MATH_POWER = re.compile(r"^\$\\mathdefault\{(?:([0-9.]+)\\times)?10\^\{(-?\d+)\}\}\$$")
+
+
+def text_power(label: str) -> str:
+    """A log axis's tick label ``$\\mathdefault{10^{-2}}$`` (or ``2\\times10^{-2}``) as plain text ``10⁻²``
+    (``2×10⁻²``); any other label unchanged. Typeset by mathtext, the ticks were ~1400 of a standard report's
+    ~2000 mathtext parses (each a cache miss: the parser's cache is per figure), a third of its drawing time."""
+    m = _MATH_POWER.match(label)
+    if not m:
+        return label
+    coef, power = m.groups()
+    text = "10" + power.translate(_SUPERSCRIPTS)
+    return f"{coef}\u00d7{text}" if coef else text
+
+
+def _text_log_axis(axis) -> None:
+    """Log-axis tick labels as plain text (:func:`text_power`), with matplotlib's own choice of ticks."""
+    from matplotlib.ticker import LogFormatterSciNotation
+
+    class TextLogFormatter(LogFormatterSciNotation):
+        def __call__(self, x, pos=None):
+            return text_power(super().__call__(x, pos))
+
+    minor = axis.get_minor_formatter()
+    axis.set_major_formatter(TextLogFormatter(10))
+    axis.set_minor_formatter(TextLogFormatter(10, labelOnlyBase=getattr(minor, "labelOnlyBase", False)))
+
+
 def render_series(name: str, members: list[tuple[dict, dict]]) -> str:
     """One SVG: every (fixture, label) line of the series ``name``, with labelled reference lines."""
     import matplotlib
@@ -203,8 +232,10 @@ def render_series(name: str, members: list[tuple[dict, dict]]) -> str:
                     bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8})
     if logx and positive_x:
         ax.set_xscale("log", nonpositive="mask")
+        _text_log_axis(ax.xaxis)
     if logy and positive_y:
         ax.set_yscale("log", nonpositive="mask")
+        _text_log_axis(ax.yaxis)
     ax.set_title(label_mathtext(_short(name, 90)), fontsize=10, loc="left")
     ax.set_xlabel(label_mathtext(_short(str(first.get("xlabel") or ""), 60)), fontsize=9)
     ax.set_ylabel(label_mathtext(_short(str(first.get("ylabel") or ""), 40)), fontsize=9)
