@@ -209,14 +209,27 @@ def normalized_weights(q, y, kind, offsets, log_count, work, c):
         work[i] = v
         c[i] = u
         top = pmax(top, v)
+    # c_i = e^(u_i - top) / s * y_i.  Both exponentials are taken in this loop, which the loop vectoriser
+    # leaves scalar (the in-order sum s): in a loop of their own the exponentials of c were vectorised,
+    # which evaluates np.exp on every lane, past the EXP_ZERO test, and e^x for x < -745 goes through
+    # libm's slow underflow path (errno): 8 such calls a step at large margins.  Where u_i == v_i (the
+    # exponential loss; the logistic loss once e^-q underflows) e^(u_i - top) is the e^(v_i - top) just
+    # computed: the same argument up to the sign of a zero, so the same bits.
     s = 0.0
     for i in range(n):
-        x = work[i] - top
+        v = work[i]
+        u = c[i]
+        x = v - top
+        e = 0.0
         if not x < EXP_ZERO:
-            s += np.exp(x)
+            e = np.exp(x)
+            s += e
+        if u != v:
+            x = u - top
+            e = np.exp(x) if not x < EXP_ZERO else 0.0
+        c[i] = e
     for i in range(n):
-        x = c[i] - top
-        c[i] = (np.exp(x) if not x < EXP_ZERO else 0.0) / s * y[i]
+        c[i] = c[i] / s * y[i]
     if np.isfinite(top) or top != top:
         return top + np.log(s) - log_count
     return log_loss(q, kind, offsets, log_count)
