@@ -102,25 +102,26 @@ def dot_into(A, B, out):
 
 @jit_inline
 def forward(W, a, X, XT, y, alpha, Z, P, q):
-    """Z = W X^T, P = phi(Z), q = y * (a P) (margins).  Large products go to BLAS (see BLAS_WORK)."""
+    """Z = W X^T, P = phi(Z), q = y * (a P) (margins).  Large products go to BLAS (see BLAS_WORK).
+
+    The sums run in registers, each in the order of the plain loops (z_ji = ((0 + w_j0 x_i0) + w_j1 x_i1)
+    + ..., q_i = ((0 + a_0 p_0i) + a_1 p_1i) + ...): at the catalogue's sizes (n of ten or so) sums kept in
+    the arrays cost a memset call and a store and reload per term."""
     m, d = W.shape
     n = XT.shape[1]
     blas = m * n * d >= BLAS_WORK
     if blas:
         dot_into(W, XT, Z)
     for i in range(n):
-        q[i] = 0.0
-    for j in range(m):
-        if not blas:
-            for i in range(n):
-                Z[j, i] = 0.0
-            for k in range(d):
-                w = W[j, k]
-                for i in range(n):
-                    Z[j, i] += w * XT[k, i]
-        aj = a[j]
-        for i in range(n):
-            z = Z[j, i]
+        s = 0.0
+        for j in range(m):
+            if blas:
+                z = Z[j, i]
+            else:
+                z = 0.0
+                for k in range(d):
+                    z += W[j, k] * XT[k, i]
+                Z[j, i] = z
             if alpha == 0.0:
                 p = z if z > 0.0 else (0.0 if z == z else z)
             else:
@@ -128,9 +129,8 @@ def forward(W, a, X, XT, y, alpha, Z, P, q):
                 if z != z:
                     p = z
             P[j, i] = p
-            q[i] += aj * p
-    for i in range(n):
-        q[i] = y[i] * q[i]
+            s += a[j] * p
+        q[i] = y[i] * s
 
 
 @jit
@@ -238,21 +238,19 @@ def normalized_weights(q, y, kind, offsets, log_count, work, c):
 @jit_inline
 def backward(Z, P, a, c, X, XT, alpha, kink, dW, da):
     """dL/dw_j = -a_j sum_i c_i phi'(z_ji) x_i (phi'(0) = kink), dL/da_j = -sum_i c_i phi(z_ji).
-    ``P`` is overwritten (by phi'(Z) * c) when the product goes to BLAS."""
+    ``P`` is overwritten (by phi'(Z) * c).  The sums run in registers, in the order of the plain loops (see
+    forward): accumulated in dW, each term was a store and a reload."""
     m, n = Z.shape
     d = X.shape[1]
-    blas = m * n * d >= BLAS_WORK
     for j in range(m):
         s = 0.0
         for i in range(n):
-            s += P[j, i] * c[i]
+            z = Z[j, i]
+            ci = c[i]
+            s += P[j, i] * ci
+            P[j, i] = ci if z > 0.0 else (kink * ci if z == 0.0 else alpha * ci)
         da[j] = -s
-    if blas:
-        for j in range(m):
-            for i in range(n):
-                z = Z[j, i]
-                ci = c[i]
-                P[j, i] = ci if z > 0.0 else (kink * ci if z == 0.0 else alpha * ci)
+    if m * n * d >= BLAS_WORK:
         dot_into(P, X, dW)
         for j in range(m):
             aj = a[j]
@@ -260,17 +258,12 @@ def backward(Z, P, a, c, X, XT, alpha, kink, dW, da):
                 dW[j, k] = -aj * dW[j, k]
         return
     for j in range(m):
-        for k in range(d):
-            dW[j, k] = 0.0
-        for i in range(n):
-            z = Z[j, i]
-            ci = c[i]
-            g = ci if z > 0.0 else (kink * ci if z == 0.0 else alpha * ci)
-            for k in range(d):
-                dW[j, k] += g * X[i, k]
         aj = a[j]
         for k in range(d):
-            dW[j, k] = -aj * dW[j, k]
+            s = 0.0
+            for i in range(n):
+                s += P[j, i] * XT[k, i]
+            dW[j, k] = -aj * s
 
 
 @jit_inline
