@@ -515,7 +515,12 @@ def ngd_run(W, a, X, y, lr, log_lr, q_ref, max_steps, every, Qs, alpha, kink, ki
     Steps of lr / L (``log_lr`` = log lr; with ``q_ref`` > 0 the step is lr * min(1, q_ref / q_min)) with log-domain
     weights; the snapshot for horizon Q is the first iterate with
     q_min >= Q; an element stops after its last horizon.  Returns early (done False) when the history
-    buffers are full, with the state consistent at the start of step k."""
+    buffers are full, with the state consistent at the start of step k.
+
+    Optional diagnostics, switched off by the caller through the arguments it already passes (one compiled
+    signature): ``log_lr`` NaN skips the log flow time (``log_time`` is then left as the caller set it, NaN),
+    ``prev`` with no elements (shape (0, m, n)) skips the count of activation changes (``changes`` left as
+    set).  The normalised margin (a square root and a division) is computed only where it is recorded."""
     B, m, d = W.shape
     n = X.shape[0]
     H = Qs.shape[0]
@@ -527,30 +532,39 @@ def ngd_run(W, a, X, y, lr, log_lr, q_ref, max_steps, every, Qs, alpha, kink, ki
     bwork = np.empty(m)
     cap = h_step.shape[0]
     fresh = np.ones(B, dtype=np.bool_)  # values of logL, qmin, gamma not yet computed in this call
+    flow_time = log_lr == log_lr
+    flips_wanted = prev.shape[0] > 0
     while True:
         if row >= cap:
             return k, row, False
+        recorded = k % every == 0 or k == max_steps  # a history row at this step (also when all stop: below)
         for b in range(B):
             if nxt[b] >= H and not fresh[b]:
                 continue  # stopped: W, a and every recorded value are frozen
+            first = fresh[b]
             fresh[b] = False
             active = nxt[b] < H
             forward(W[b], a[b], X, XT, y, alpha, Z, P, q)
             logL[b] = normalized_weights(q, y, kind, offsets, log_count, work, c)
             backward(Z, P, a[b], c, X, XT, alpha, kink, dW[b], da[b])
-            if k > 0 and active:
-                flips = 0
+            if flips_wanted:
+                if k > 0 and active:
+                    flips = 0
+                    for j in range(m):
+                        for i in range(n):
+                            if (Z[j, i] > 0.0) != prev[b, j, i]:
+                                flips += 1
+                    changes[b] += flips
                 for j in range(m):
                     for i in range(n):
-                        if (Z[j, i] > 0.0) != prev[b, j, i]:
-                            flips += 1
-                changes[b] += flips
-            for j in range(m):
-                for i in range(n):
-                    prev[b, j, i] = Z[j, i] > 0.0
+                        prev[b, j, i] = Z[j, i] > 0.0
             qmin[b] = min_of(q)
-            fn = flat_norm(W[b], a[b])
-            gamma[b] = qmin[b] / (fn * fn)
+            # gamma is read by a snapshot, a history row, or (an element that stops, or one first computed in
+            # this call and already stopped) by every later row: an element that stops takes a snapshot here;
+            # the row written when every element has stopped reads values computed at their snapshots
+            if first or recorded or (active and qmin[b] >= Qs[nxt[b]]):
+                fn = flat_norm(W[b], a[b])
+                gamma[b] = qmin[b] / (fn * fn)
             while nxt[b] < H and qmin[b] >= Qs[nxt[b]]:
                 h = nxt[b]
                 s_step[h, b] = k
@@ -568,7 +582,7 @@ def ngd_run(W, a, X, y, lr, log_lr, q_ref, max_steps, every, Qs, alpha, kink, ki
             if nxt[b] < H:
                 any_active = True
         last = k == max_steps or not any_active
-        if k % every == 0 or last:
+        if recorded or last:
             h_step[row] = k
             for b in range(B):
                 h_log_loss[row, b] = logL[b]
@@ -585,10 +599,12 @@ def ngd_run(W, a, X, y, lr, log_lr, q_ref, max_steps, every, Qs, alpha, kink, ki
                 if q_ref > 0.0 and qmin[b] > q_ref:
                     lr_b = lr * (q_ref / qmin[b])
                     descend(W[b], a[b], dW[b], da[b], lr_b)
-                    log_time[b] = logaddexp(log_time[b], np.log(lr_b) - logL[b])
+                    if flow_time:
+                        log_time[b] = logaddexp(log_time[b], np.log(lr_b) - logL[b])
                 else:
                     descend(W[b], a[b], dW[b], da[b], lr)
-                    log_time[b] = logaddexp(log_time[b], log_lr - logL[b])
+                    if flow_time:
+                        log_time[b] = logaddexp(log_time[b], log_lr - logL[b])
                 nsteps[b] += 1
         k += 1
 
