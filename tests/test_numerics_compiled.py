@@ -143,6 +143,32 @@ def test_normalized_gradient_descent_with_margin_scaled_steps(monkeypatch):
         run(-1.0)
 
 
+def test_normalized_gradient_descent_without_diagnostics(monkeypatch):
+    """diagnostics=False: the activation-change counts and log flow times are NaN (history and snapshots) in
+    both paths; every other value is bit for bit that of the run with them (here with margin-scaled steps, a
+    history row every step and more rows than the compiled loop's first buffer, so it returns and resumes)."""
+    W, a, X, y = _problem(B=3)
+    run = lambda diag: dict(flow.normalized_gradient_descent(  # noqa: E731
+        W, a, X, y, lr=0.05, alpha=0.1, margin_horizons=[1.0, 3.0, 9.0], max_steps=3000, record_every=1,
+        step_margin_ref=2.0, diagnostics=diag))
+    c, r = _both(lambda: run(False), monkeypatch)
+    _same(c, r, 1e-10)
+    full = run(True)
+    assert len(full["history"]["step"]) > 1024
+    skipped = ("pattern_changes", "log_flow_time")
+    for key, v in full["history"].items():
+        if key in skipped:
+            assert np.all(np.isnan(c["history"][key])) and not np.any(np.isnan(v)), key
+        else:
+            assert np.array_equal(v, c["history"][key]), key
+    for s_full, s_off in zip(full["snapshots"], c["snapshots"]):
+        assert np.all(np.isnan(s_off["log_flow_time"]))
+        for key, v in s_full.items():
+            if key != "log_flow_time":
+                assert np.array_equal(v, s_off[key], equal_nan=True), key
+    assert np.array_equal(full["W"], c["W"]) and np.array_equal(full["a"], c["a"])
+
+
 def test_gd_log_time_matches_the_numpy_loop(monkeypatch):
     W, a, X, y = _problem(B=None)
     s = np.array([0.001, 0.5, 0.2, 2.0, 4.0])  # an already-passed checkpoint returns the current iterate

@@ -61,7 +61,7 @@ def ngd_horizons(W, a, X, y, alpha, horizons, *, eta=1e-2, max_steps=400_000, q_
         raise ValueError("ngd_horizons: horizons must be ascending")
     res = normalized_gradient_descent(np.asarray(W, dtype=float), np.asarray(a, dtype=float), X, y, alpha=alpha, lr=eta,
                                       margin_horizons=H, max_steps=max_steps, record_every=max(1, max_steps),
-                                      step_margin_ref=q_ref)
+                                      step_margin_ref=q_ref, diagnostics=False)  # only the snapshots are read
     snaps = res.snapshots
     steps = np.stack([np.asarray(s["step"]) for s in snaps])
     return HorizonRun(H, np.stack([s["W"] for s in snaps]), np.stack([s["a"] for s in snaps]), steps >= 0, steps)

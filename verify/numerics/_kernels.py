@@ -102,25 +102,26 @@ def dot_into(A, B, out):
 
 @jit_inline
 def forward(W, a, X, XT, y, alpha, Z, P, q):
-    """Z = W X^T, P = phi(Z), q = y * (a P) (margins).  Large products go to BLAS (see BLAS_WORK)."""
+    """Z = W X^T, P = phi(Z), q = y * (a P) (margins).  Large products go to BLAS (see BLAS_WORK).
+
+    The sums run in registers, each in the order of the plain loops (z_ji = ((0 + w_j0 x_i0) + w_j1 x_i1)
+    + ..., q_i = ((0 + a_0 p_0i) + a_1 p_1i) + ...): at the catalogue's sizes (n of ten or so) sums kept in
+    the arrays cost a memset call and a store and reload per term."""
     m, d = W.shape
     n = XT.shape[1]
     blas = m * n * d >= BLAS_WORK
     if blas:
         dot_into(W, XT, Z)
     for i in range(n):
-        q[i] = 0.0
-    for j in range(m):
-        if not blas:
-            for i in range(n):
-                Z[j, i] = 0.0
-            for k in range(d):
-                w = W[j, k]
-                for i in range(n):
-                    Z[j, i] += w * XT[k, i]
-        aj = a[j]
-        for i in range(n):
-            z = Z[j, i]
+        s = 0.0
+        for j in range(m):
+            if blas:
+                z = Z[j, i]
+            else:
+                z = 0.0
+                for k in range(d):
+                    z += W[j, k] * XT[k, i]
+                Z[j, i] = z
             if alpha == 0.0:
                 p = z if z > 0.0 else (0.0 if z == z else z)
             else:
@@ -128,9 +129,8 @@ def forward(W, a, X, XT, y, alpha, Z, P, q):
                 if z != z:
                     p = z
             P[j, i] = p
-            q[i] += aj * p
-    for i in range(n):
-        q[i] = y[i] * q[i]
+            s += a[j] * p
+        q[i] = y[i] * s
 
 
 @jit
@@ -209,14 +209,27 @@ def normalized_weights(q, y, kind, offsets, log_count, work, c):
         work[i] = v
         c[i] = u
         top = pmax(top, v)
+    # c_i = e^(u_i - top) / s * y_i.  Both exponentials are taken in this loop, which the loop vectoriser
+    # leaves scalar (the in-order sum s): in a loop of their own the exponentials of c were vectorised,
+    # which evaluates np.exp on every lane, past the EXP_ZERO test, and e^x for x < -745 goes through
+    # libm's slow underflow path (errno): 8 such calls a step at large margins.  Where u_i == v_i (the
+    # exponential loss; the logistic loss once e^-q underflows) e^(u_i - top) is the e^(v_i - top) just
+    # computed: the same argument up to the sign of a zero, so the same bits.
     s = 0.0
     for i in range(n):
-        x = work[i] - top
+        v = work[i]
+        u = c[i]
+        x = v - top
+        e = 0.0
         if not x < EXP_ZERO:
-            s += np.exp(x)
+            e = np.exp(x)
+            s += e
+        if u != v:
+            x = u - top
+            e = np.exp(x) if not x < EXP_ZERO else 0.0
+        c[i] = e
     for i in range(n):
-        x = c[i] - top
-        c[i] = (np.exp(x) if not x < EXP_ZERO else 0.0) / s * y[i]
+        c[i] = c[i] / s * y[i]
     if np.isfinite(top) or top != top:
         return top + np.log(s) - log_count
     return log_loss(q, kind, offsets, log_count)
@@ -225,21 +238,19 @@ def normalized_weights(q, y, kind, offsets, log_count, work, c):
 @jit_inline
 def backward(Z, P, a, c, X, XT, alpha, kink, dW, da):
     """dL/dw_j = -a_j sum_i c_i phi'(z_ji) x_i (phi'(0) = kink), dL/da_j = -sum_i c_i phi(z_ji).
-    ``P`` is overwritten (by phi'(Z) * c) when the product goes to BLAS."""
+    ``P`` is overwritten (by phi'(Z) * c).  The sums run in registers, in the order of the plain loops (see
+    forward): accumulated in dW, each term was a store and a reload."""
     m, n = Z.shape
     d = X.shape[1]
-    blas = m * n * d >= BLAS_WORK
     for j in range(m):
         s = 0.0
         for i in range(n):
-            s += P[j, i] * c[i]
+            z = Z[j, i]
+            ci = c[i]
+            s += P[j, i] * ci
+            P[j, i] = ci if z > 0.0 else (kink * ci if z == 0.0 else alpha * ci)
         da[j] = -s
-    if blas:
-        for j in range(m):
-            for i in range(n):
-                z = Z[j, i]
-                ci = c[i]
-                P[j, i] = ci if z > 0.0 else (kink * ci if z == 0.0 else alpha * ci)
+    if m * n * d >= BLAS_WORK:
         dot_into(P, X, dW)
         for j in range(m):
             aj = a[j]
@@ -247,17 +258,12 @@ def backward(Z, P, a, c, X, XT, alpha, kink, dW, da):
                 dW[j, k] = -aj * dW[j, k]
         return
     for j in range(m):
-        for k in range(d):
-            dW[j, k] = 0.0
-        for i in range(n):
-            z = Z[j, i]
-            ci = c[i]
-            g = ci if z > 0.0 else (kink * ci if z == 0.0 else alpha * ci)
-            for k in range(d):
-                dW[j, k] += g * X[i, k]
         aj = a[j]
         for k in range(d):
-            dW[j, k] = -aj * dW[j, k]
+            s = 0.0
+            for i in range(n):
+                s += P[j, i] * XT[k, i]
+            dW[j, k] = -aj * s
 
 
 @jit_inline
@@ -509,7 +515,12 @@ def ngd_run(W, a, X, y, lr, log_lr, q_ref, max_steps, every, Qs, alpha, kink, ki
     Steps of lr / L (``log_lr`` = log lr; with ``q_ref`` > 0 the step is lr * min(1, q_ref / q_min)) with log-domain
     weights; the snapshot for horizon Q is the first iterate with
     q_min >= Q; an element stops after its last horizon.  Returns early (done False) when the history
-    buffers are full, with the state consistent at the start of step k."""
+    buffers are full, with the state consistent at the start of step k.
+
+    Optional diagnostics, switched off by the caller through the arguments it already passes (one compiled
+    signature): ``log_lr`` NaN skips the log flow time (``log_time`` is then left as the caller set it, NaN),
+    ``prev`` with no elements (shape (0, m, n)) skips the count of activation changes (``changes`` left as
+    set).  The normalised margin (a square root and a division) is computed only where it is recorded."""
     B, m, d = W.shape
     n = X.shape[0]
     H = Qs.shape[0]
@@ -521,30 +532,39 @@ def ngd_run(W, a, X, y, lr, log_lr, q_ref, max_steps, every, Qs, alpha, kink, ki
     bwork = np.empty(m)
     cap = h_step.shape[0]
     fresh = np.ones(B, dtype=np.bool_)  # values of logL, qmin, gamma not yet computed in this call
+    flow_time = log_lr == log_lr
+    flips_wanted = prev.shape[0] > 0
     while True:
         if row >= cap:
             return k, row, False
+        recorded = k % every == 0 or k == max_steps  # a history row at this step (also when all stop: below)
         for b in range(B):
             if nxt[b] >= H and not fresh[b]:
                 continue  # stopped: W, a and every recorded value are frozen
+            first = fresh[b]
             fresh[b] = False
             active = nxt[b] < H
             forward(W[b], a[b], X, XT, y, alpha, Z, P, q)
             logL[b] = normalized_weights(q, y, kind, offsets, log_count, work, c)
             backward(Z, P, a[b], c, X, XT, alpha, kink, dW[b], da[b])
-            if k > 0 and active:
-                flips = 0
+            if flips_wanted:
+                if k > 0 and active:
+                    flips = 0
+                    for j in range(m):
+                        for i in range(n):
+                            if (Z[j, i] > 0.0) != prev[b, j, i]:
+                                flips += 1
+                    changes[b] += flips
                 for j in range(m):
                     for i in range(n):
-                        if (Z[j, i] > 0.0) != prev[b, j, i]:
-                            flips += 1
-                changes[b] += flips
-            for j in range(m):
-                for i in range(n):
-                    prev[b, j, i] = Z[j, i] > 0.0
+                        prev[b, j, i] = Z[j, i] > 0.0
             qmin[b] = min_of(q)
-            fn = flat_norm(W[b], a[b])
-            gamma[b] = qmin[b] / (fn * fn)
+            # gamma is read by a snapshot, a history row, or (an element that stops, or one first computed in
+            # this call and already stopped) by every later row: an element that stops takes a snapshot here;
+            # the row written when every element has stopped reads values computed at their snapshots
+            if first or recorded or (active and qmin[b] >= Qs[nxt[b]]):
+                fn = flat_norm(W[b], a[b])
+                gamma[b] = qmin[b] / (fn * fn)
             while nxt[b] < H and qmin[b] >= Qs[nxt[b]]:
                 h = nxt[b]
                 s_step[h, b] = k
@@ -562,7 +582,7 @@ def ngd_run(W, a, X, y, lr, log_lr, q_ref, max_steps, every, Qs, alpha, kink, ki
             if nxt[b] < H:
                 any_active = True
         last = k == max_steps or not any_active
-        if k % every == 0 or last:
+        if recorded or last:
             h_step[row] = k
             for b in range(B):
                 h_log_loss[row, b] = logL[b]
@@ -579,10 +599,12 @@ def ngd_run(W, a, X, y, lr, log_lr, q_ref, max_steps, every, Qs, alpha, kink, ki
                 if q_ref > 0.0 and qmin[b] > q_ref:
                     lr_b = lr * (q_ref / qmin[b])
                     descend(W[b], a[b], dW[b], da[b], lr_b)
-                    log_time[b] = logaddexp(log_time[b], np.log(lr_b) - logL[b])
+                    if flow_time:
+                        log_time[b] = logaddexp(log_time[b], np.log(lr_b) - logL[b])
                 else:
                     descend(W[b], a[b], dW[b], da[b], lr)
-                    log_time[b] = logaddexp(log_time[b], log_lr - logL[b])
+                    if flow_time:
+                        log_time[b] = logaddexp(log_time[b], log_lr - logL[b])
                 nsteps[b] += 1
         k += 1
 

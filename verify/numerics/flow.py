@@ -329,7 +329,8 @@ def normalized_gradient_descent(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y
                                 alpha: float = 0.0, loss: str | Loss = "logistic", lr: float,
                                 margin_horizons: list[float] | np.ndarray, max_steps: int,
                                 record_every: int | None = None, at_kink: float | None = None,
-                                reduction: str = "mean", step_margin_ref: float | None = None) -> FlowResult:
+                                reduction: str = "mean", step_margin_ref: float | None = None,
+                                diagnostics: bool = True) -> FlowResult:
     """Late-phase GD on log L: theta <- theta - lr grad L / L (a GD step of size lr/L), batched.
 
     ``step_margin_ref`` (q_ref): the step is lr * min(1, q_ref / q_min) instead -- the curvature of log L on the
@@ -345,6 +346,11 @@ def normalized_gradient_descent(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y
     ``log_flow_time`` (each with the batch axis when batched).  ``success`` iff every element reached every
     horizon.  History: ``step``, ``log_loss``, ``min_margin``, ``normalized_margin``, ``balance_drift``,
     ``pattern_changes``, ``log_flow_time``.
+
+    ``diagnostics=False`` skips the two per-step quantities that only a reader of the history needs: the
+    count of activation changes and the log flow time (a log, an exp and a log1p a step).
+    ``pattern_changes`` and ``log_flow_time`` (history and snapshots) are then NaN; every other value is the
+    same, bit for bit.
     """
     W, a, X, y, batched = _batched(W0, a0, X, y)
     lf = get_loss(loss)
@@ -364,17 +370,20 @@ def normalized_gradient_descent(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y
     nxt = np.zeros(B, dtype=int)
     b0 = balance(W, a)
     scale = _balance_scale(W, a)
-    log_time = np.full(B, -np.inf)
+    log_time = np.full(B, -np.inf if diagnostics else np.nan)
     nsteps = np.zeros(B, dtype=int)
-    changes = np.zeros(B)
+    changes = np.zeros(B) if diagnostics else np.full(B, np.nan)
+    if not diagnostics:
+        for s in snaps:
+            s["log_flow_time"][:] = np.nan
     spec = _compiled_loss(lf, W, X)
     if spec is not None:
         W, a = carray(W), carray(a)  # updated in place by the compiled loop
         hist = _normalized_compiled(W, a, X, y, spec, alpha, lr, Qs, max_steps, every, at_kink, reduction, snaps,
-                                    nxt, b0, scale, log_time, nsteps, changes, q_ref)
+                                    nxt, b0, scale, log_time, nsteps, changes, q_ref, diagnostics)
     else:
         W, a, hist = _normalized_numpy(W, a, X, y, lf, alpha, lr, Qs, max_steps, every, at_kink, reduction, snaps,
-                                       nxt, b0, scale, log_time, nsteps, changes, q_ref)
+                                       nxt, b0, scale, log_time, nsteps, changes, q_ref, diagnostics)
 
     if not batched:
         snaps = [{key: (v[0] if isinstance(v, np.ndarray) else v) for key, v in s.items()} for s in snaps]
@@ -391,8 +400,9 @@ def normalized_gradient_descent(W0: np.ndarray, a0: np.ndarray, X: np.ndarray, y
 
 
 def _normalized_compiled(W, a, X, y, spec, alpha, lr, Qs, max_steps, every, at_kink, reduction, snaps, nxt, b0,
-                         scale, log_time, nsteps, changes, q_ref=0.0):
-    """The loop of normalized_gradient_descent in compiled code (arguments after ``snaps`` updated in place)."""
+                         scale, log_time, nsteps, changes, q_ref=0.0, diagnostics=True):
+    """The loop of normalized_gradient_descent in compiled code (arguments after ``snaps`` updated in place).
+    Without ``diagnostics`` the kernel is told to skip them by a NaN log step and an empty ``prev``."""
     B, m, d = W.shape
     n, H = X.shape[0], len(Qs)
     snap = {key: np.stack([s[key] for s in snaps]) for key in
@@ -400,14 +410,15 @@ def _normalized_compiled(W, a, X, y, spec, alpha, lr, Qs, max_steps, every, at_k
     rows = min(max_steps // every + 2, 1024)
     step = np.empty(rows, dtype=np.int64)
     buffers = [np.empty((rows, B)) for _ in range(6)]
-    prev = np.zeros((B, m, n), dtype=np.bool_)
+    prev = np.zeros((B if diagnostics else 0, m, n), dtype=np.bool_)
+    log_lr = float(np.log(lr)) if diagnostics else np.nan
     X, y = carray(X), carray(y)
     k, row, done = 0, 0, False
     while not done:
         if row == len(step):
             step, *buffers = _grow([step, *buffers])
         k, row, done = _kernels.ngd_run(
-            W, a, X, y, float(lr), float(np.log(lr)), float(q_ref), max_steps, every, Qs, float(alpha), _kink(alpha, at_kink),
+            W, a, X, y, float(lr), log_lr, float(q_ref), max_steps, every, Qs, float(alpha), _kink(alpha, at_kink),
             spec[0], spec[1], _log_count(n, reduction), b0, scale, nxt, log_time, nsteps, changes, prev, k, row,
             snap["step"], snap["W"], snap["a"], snap["min_margin"], snap["normalized_margin"], snap["log_loss"],
             snap["log_flow_time"], step, *buffers)
@@ -422,7 +433,7 @@ def _normalized_compiled(W, a, X, y, spec, alpha, lr, Qs, max_steps, every, at_k
 
 
 def _normalized_numpy(W, a, X, y, lf, alpha, lr, Qs, max_steps, every, at_kink, reduction, snaps, nxt, b0, scale,
-                      log_time, nsteps, changes, q_ref=0.0):
+                      log_time, nsteps, changes, q_ref=0.0, diagnostics=True):
     B, H = W.shape[0], len(Qs)
     prev = None
     hist: dict[str, list] = {k: [] for k in ("step", "log_loss", "min_margin", "normalized_margin",
@@ -431,11 +442,12 @@ def _normalized_numpy(W, a, X, y, lf, alpha, lr, Qs, max_steps, every, at_kink, 
     while True:
         Z, q, dW, da = _state(W, a, X, y, alpha, lf, True, at_kink, reduction)
         logL = log_loss(q, lf, reduction=reduction)
-        pattern = Z > 0
         active = nxt < H
-        if prev is not None:
-            changes += np.sum(pattern != prev, axis=(-2, -1)) * active
-        prev = pattern
+        if diagnostics:
+            pattern = Z > 0
+            if prev is not None:
+                changes += np.sum(pattern != prev, axis=(-2, -1)) * active
+            prev = pattern
         qmin = q.min(axis=-1)
         gamma = qmin / _flat_norm(W, a) ** 2
         for b in range(B):  # horizon bookkeeping only (cheap); the dynamics below are vectorised
@@ -460,7 +472,8 @@ def _normalized_numpy(W, a, X, y, lf, alpha, lr, Qs, max_steps, every, at_kink, 
         lr_b = np.where(qmin > q_ref, lr * (q_ref / np.maximum(qmin, 1e-300)), lr) if q_ref > 0 else np.full(B, lr)
         W = W - lr_b[:, None, None] * dW * active[:, None, None]
         a = a - lr_b[:, None] * da * active[:, None]
-        log_time[:] = np.where(active, np.logaddexp(log_time, np.log(lr_b) - logL), log_time)
+        if diagnostics:
+            log_time[:] = np.where(active, np.logaddexp(log_time, np.log(lr_b) - logL), log_time)
         nsteps += active
         k += 1
     return W, a, hist
