@@ -166,11 +166,17 @@ def parts(theta, model, region, dV, dr, lam):
             for k in range(d):
                 z[j, k] += g * X[i, k]
     pair = 0
+    # the per-neuron arrays as views of buffers allocated once per call (up to ~65 sliding neurons per call
+    # in lyu2021.exp.J)
+    pbig = 1
+    for s_ in range(sneuron.shape[0]):
+        pbig = max(pbig, sptr[s_ + 1] - sptr[s_])
+    beta_buf, sol_buf, ec_buf, zk = np.empty(pbig), np.empty(pbig), np.empty(d * pbig), np.empty(d)
     for s_ in range(sneuron.shape[0]):
         kk = sneuron[s_]
         p0, p1 = sptr[s_], sptr[s_ + 1]
         p = p1 - p0
-        beta = np.empty(p)
+        beta = beta_buf[:p]
         if p == 1:
             e = E[splane[p0]]
             ez, ee = 0.0, 0.0
@@ -179,12 +185,14 @@ def parts(theta, model, region, dV, dr, lam):
                 ee += e[k] * e[k]
             beta[0] = -(ez / ee)
         else:
-            Ec = np.empty((d, p))
+            Ec = ec_buf[: d * p].reshape((d, p))
             for t in range(p):
                 for k in range(d):
                     Ec[k, t] = E[splane[p0 + t], k]
-            sol = np.empty(p)
-            least_squares(Ec, z[kk].copy(), EPS * max(d, p), sol)
+            sol = sol_buf[:p]
+            for k in range(d):
+                zk[k] = z[kk, k]
+            least_squares(Ec, zk, EPS * max(d, p), sol)
             for t in range(p):
                 beta[t] = -sol[t]
         for k in range(d):
@@ -571,7 +579,7 @@ def region_segment(theta0, s0, s1, rtol, atol, log_time, model, region, m, d, n_
         # them here (the same budget), but evaluated below only for a step that needs the interpolant (an
         # event to locate, a requested time inside it, or the segment's last step, whose interpolant the
         # caller may evaluate): the same values where used
-        for s in range(N_STAGES + 1, 16):
+        for _stage in range(N_STAGES + 1, 16):
             nrhs += 1
             if nrhs > max_rhs:
                 return BUDGET, -1, t, n_out, nrhs
