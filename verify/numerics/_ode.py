@@ -145,12 +145,22 @@ def parts(theta, model, region, dV, dr, lam):
         # sum per i (the same bits), but the loop over i carries no dependency and vectorises (with the stage
         # sums of region_segment written the same way: lyu2021.exp.J's accurate flow at m, n, d = 100, 20, 51
         # 3.1 -> 2.0 s CPU, identical results)
+        # Four terms of the sum per pass over i (added one after another, in order: the same bits) so that each
+        # partial sum is loaded and stored once per four terms; the same for z below (a field evaluation without
+        # sliding at m, n, d = 100, 40, 51: 76 -> 46 us)
         for i in range(n):
             phiZ[j, i] = 0.0
-        for k in range(d):
+        k = 0
+        while k + 4 <= d:
+            u0, u1, u2, u3 = u[j, k], u[j, k + 1], u[j, k + 2], u[j, k + 3]
+            for i in range(n):
+                phiZ[j, i] = (((phiZ[j, i] + u0 * XT[k, i]) + u1 * XT[k + 1, i]) + u2 * XT[k + 2, i]) + u3 * XT[k + 3, i]
+            k += 4
+        while k < d:
             ujk = u[j, k]
             for i in range(n):
                 phiZ[j, i] += ujk * XT[k, i]
+            k += 1
         for i in range(n):
             phiZ[j, i] = H_phi[j, i] * phiZ[j, i]
         cj = coef[j]
@@ -161,10 +171,18 @@ def parts(theta, model, region, dV, dr, lam):
         c[i] = np.exp(log_neg_derivative(kind, offsets, y[i] * q[i]) - log_count) * y[i]
     z = np.zeros((m, d))
     for j in range(m):
-        for i in range(n):
+        i = 0
+        while i + 4 <= n:
+            g0, g1 = H_free[j, i] * c[i], H_free[j, i + 1] * c[i + 1]
+            g2, g3 = H_free[j, i + 2] * c[i + 2], H_free[j, i + 3] * c[i + 3]
+            for k in range(d):
+                z[j, k] = (((z[j, k] + g0 * X[i, k]) + g1 * X[i + 1, k]) + g2 * X[i + 2, k]) + g3 * X[i + 3, k]
+            i += 4
+        while i < n:
             g = H_free[j, i] * c[i]
             for k in range(d):
                 z[j, k] += g * X[i, k]
+            i += 1
     pair = 0
     # the per-neuron arrays as views of buffers allocated once per call (up to ~65 sliding neurons per call
     # in lyu2021.exp.J)
