@@ -145,22 +145,12 @@ def parts(theta, model, region, dV, dr, lam):
         # sum per i (the same bits), but the loop over i carries no dependency and vectorises (with the stage
         # sums of region_segment written the same way: lyu2021.exp.J's accurate flow at m, n, d = 100, 20, 51
         # 3.1 -> 2.0 s CPU, identical results)
-        # Four terms of the sum per pass over i (added one after another, in order: the same bits) so that each
-        # partial sum is loaded and stored once per four terms; the same for z below (a field evaluation without
-        # sliding at m, n, d = 100, 40, 51: 76 -> 46 us)
         for i in range(n):
             phiZ[j, i] = 0.0
-        k = 0
-        while k + 4 <= d:
-            u0, u1, u2, u3 = u[j, k], u[j, k + 1], u[j, k + 2], u[j, k + 3]
-            for i in range(n):
-                phiZ[j, i] = (((phiZ[j, i] + u0 * XT[k, i]) + u1 * XT[k + 1, i]) + u2 * XT[k + 2, i]) + u3 * XT[k + 3, i]
-            k += 4
-        while k < d:
+        for k in range(d):
             ujk = u[j, k]
             for i in range(n):
                 phiZ[j, i] += ujk * XT[k, i]
-            k += 1
         for i in range(n):
             phiZ[j, i] = H_phi[j, i] * phiZ[j, i]
         cj = coef[j]
@@ -171,30 +161,16 @@ def parts(theta, model, region, dV, dr, lam):
         c[i] = np.exp(log_neg_derivative(kind, offsets, y[i] * q[i]) - log_count) * y[i]
     z = np.zeros((m, d))
     for j in range(m):
-        i = 0
-        while i + 4 <= n:
-            g0, g1 = H_free[j, i] * c[i], H_free[j, i + 1] * c[i + 1]
-            g2, g3 = H_free[j, i + 2] * c[i + 2], H_free[j, i + 3] * c[i + 3]
-            for k in range(d):
-                z[j, k] = (((z[j, k] + g0 * X[i, k]) + g1 * X[i + 1, k]) + g2 * X[i + 2, k]) + g3 * X[i + 3, k]
-            i += 4
-        while i < n:
+        for i in range(n):
             g = H_free[j, i] * c[i]
             for k in range(d):
                 z[j, k] += g * X[i, k]
-            i += 1
     pair = 0
-    # the per-neuron arrays as views of buffers allocated once per call (up to ~65 sliding neurons per call
-    # in lyu2021.exp.J)
-    pbig = 1
-    for s_ in range(sneuron.shape[0]):
-        pbig = max(pbig, sptr[s_ + 1] - sptr[s_])
-    beta_buf, sol_buf, ec_buf, zk = np.empty(pbig), np.empty(pbig), np.empty(d * pbig), np.empty(d)
     for s_ in range(sneuron.shape[0]):
         kk = sneuron[s_]
         p0, p1 = sptr[s_], sptr[s_ + 1]
         p = p1 - p0
-        beta = beta_buf[:p]
+        beta = np.empty(p)
         if p == 1:
             e = E[splane[p0]]
             ez, ee = 0.0, 0.0
@@ -203,14 +179,12 @@ def parts(theta, model, region, dV, dr, lam):
                 ee += e[k] * e[k]
             beta[0] = -(ez / ee)
         else:
-            Ec = ec_buf[: d * p].reshape((d, p))
+            Ec = np.empty((d, p))
             for t in range(p):
                 for k in range(d):
                     Ec[k, t] = E[splane[p0 + t], k]
-            sol = sol_buf[:p]
-            for k in range(d):
-                zk[k] = z[kk, k]
-            least_squares(Ec, zk, EPS * max(d, p), sol)
+            sol = np.empty(p)
+            least_squares(Ec, z[kk].copy(), EPS * max(d, p), sol)
             for t in range(p):
                 beta[t] = -sol[t]
         for k in range(d):
@@ -284,12 +258,10 @@ def event_value(which, theta, model, region, m, d, lam):
         E = model[9]
         T, Cm, off = region[0], region[1], region[9]
         R = E.shape[0]
-        # <w_j, E_r> for all planes r at once, summed over k in order (the same additions in the same order as
-        # one sum per pair, the same bits; the loop over r vectorises): 111 -> ~25 us at m, d, R = 100, 51, 40
-        ET = np.empty((d, R))
-        for r in range(R):
-            for k in range(d):
-                ET[k, r] = E[r, k]
+        # <w_j, E_r> for all planes r at once, summed over k in order: the same additions in the same order as
+        # one sum per pair (the same bits), but the R sums are independent instead of one chain of dependent
+        # additions: 111 -> 66 us at m, d, R = 100, 51, 40 (a transposed copy of E, for contiguous loads, made it
+        # ~25 us but cost ~1 s more cold compilation)
         gj = np.empty(R)
         out = np.inf
         found = False
@@ -299,7 +271,7 @@ def event_value(which, theta, model, region, m, d, lam):
             for k in range(d):
                 wjk = theta[j * d + k]
                 for r in range(R):
-                    gj[r] += wjk * ET[k, r]
+                    gj[r] += wjk * E[r, k]
             for r in range(R):
                 if Cm[j, r]:
                     continue
@@ -315,7 +287,6 @@ def event_value(which, theta, model, region, m, d, lam):
     dV, dr = np.empty((m, d)), np.empty(m)
     parts(theta, model, region, dV, dr, lam)
     return sliding_exit_value(lam)
-
 
 
 # ----------------------------------------------------------------------------------------------------------
