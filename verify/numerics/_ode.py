@@ -401,9 +401,9 @@ def region_segment(theta0, s0, s1, rtol, atol, log_time, model, region, m, d, n_
     """
     N = theta0.shape[0]
     lam = np.empty(max(region[8].shape[0], 1))
-    # the Filippov weights at y, computed with its field (the first evaluation, then the last stage of each
-    # accepted step, which is evaluated at y_new = the next y): the sliding-exit event function at y is read
-    # from them instead of evaluating the field at y again (the same values: parts of the same bits)
+    # the Filippov weights at y, written by its field evaluation (the first one, then the last stage of each
+    # step, evaluated at y_new = the next y once accepted): the sliding-exit event function at y is read from
+    # them instead of evaluating the field at y again (the same values: parts of the same bits)
     lam_y = np.empty(lam.shape[0])
     K = np.empty((16, N))
     y = theta0.copy()
@@ -426,9 +426,7 @@ def region_segment(theta0, s0, s1, rtol, atol, log_time, model, region, m, d, n_
     nrhs += 1
     if nrhs > max_rhs:
         return BUDGET, -1, t, 0, nrhs
-    velocity(y, t, log_time, model, region, m, d, f, lam)
-    for p in range(lam.shape[0]):
-        lam_y[p] = lam[p]
+    velocity(y, t, log_time, model, region, m, d, f, lam_y)
     interval = abs(s1 - s0)
     for i in range(N):
         scale[i] = atol + abs(y[i]) * rtol
@@ -512,10 +510,7 @@ def region_segment(theta0, s0, s1, rtol, atol, log_time, model, region, m, d, n_
             nrhs += 1
             if nrhs > max_rhs:
                 return BUDGET, -1, t, n_out, nrhs
-            velocity(y_new, t + h, log_time, model, region, m, d, K[N_STAGES], lam)
-            if n_events == 2:
-                for p in range(lam.shape[0]):
-                    lam_y[p] = lam[p]
+            velocity(y_new, t + h, log_time, model, region, m, d, K[N_STAGES], lam_y)
             for i in range(N):
                 scale[i] = atol + pmax(abs(y[i]), abs(y_new[i])) * rtol
             for i in range(N):
@@ -564,53 +559,43 @@ def region_segment(theta0, s0, s1, rtol, atol, log_time, model, region, m, d, n_
             y[i] = y_new[i]
         for i in range(N):
             f[i] = K[N_STAGES, i]
-        # dense output (DOP853._dense_output_impl): its three extra stages are counted here, as scipy evaluates
-        # them here (the same budget), but evaluated below only for a step that needs the interpolant (an
-        # event to locate, a requested time inside it, or the segment's last step, whose interpolant the
-        # caller may evaluate): the same values where used
-        for _stage in range(N_STAGES + 1, 16):
+        # dense output (DOP853._dense_output_impl)
+        for s in range(N_STAGES + 1, 16):
+            for i in range(N):
+                acc[i] = 0.0
+            for j in range(s):
+                asj = A[s, j]
+                for i in range(N):
+                    acc[i] += K[j, i] * asj
+            for i in range(N):
+                y_new[i] = ytmp[i] + acc[i] * h
             nrhs += 1
             if nrhs > max_rhs:
                 return BUDGET, -1, t, n_out, nrhs
+            velocity(y_new, t_old + C[s] * h, log_time, model, region, m, d, K[s], lam)
+        for i in range(N):
+            dy = y[i] - ytmp[i]
+            F[0, i] = dy
+            F[1, i] = h * K[0, i] - dy
+            F[2, i] = 2 * dy - h * (f[i] + K[0, i])
+        for r in range(4):
+            for i in range(N):
+                acc[i] = 0.0
+            for j in range(16):
+                drj = D[r, j]
+                for i in range(N):
+                    acc[i] += drj * K[j, i]
+            for i in range(N):
+                F[3 + r, i] = h * acc[i]
         finished = direction * (t - s1) >= 0
         # events (solve_ivp: find_active_events, handle_events with terminal events)
-        if n_events > 0:
-            for e in range(n_events):
-                g_new[e] = event_value(e, y, model, region, m, d, lam) if e == 0 else sliding_exit_value(lam_y)
-        need_dense = finished or (n_out < cand.shape[0] and cand[n_out] <= t)
-        for e in range(n_events):
-            if g[e] >= 0 and g_new[e] <= 0:
-                need_dense = True
-        if need_dense:
-            for s in range(N_STAGES + 1, 16):
-                for i in range(N):
-                    acc[i] = 0.0
-                for j in range(s):
-                    asj = A[s, j]
-                    for i in range(N):
-                        acc[i] += K[j, i] * asj
-                for i in range(N):
-                    y_new[i] = ytmp[i] + acc[i] * h
-                velocity(y_new, t_old + C[s] * h, log_time, model, region, m, d, K[s], lam)
-            for i in range(N):
-                dy = y[i] - ytmp[i]
-                F[0, i] = dy
-                F[1, i] = h * K[0, i] - dy
-                F[2, i] = 2 * dy - h * (f[i] + K[0, i])
-            for r in range(4):
-                for i in range(N):
-                    acc[i] = 0.0
-                for j in range(16):
-                    drj = D[r, j]
-                    for i in range(N):
-                        acc[i] += drj * K[j, i]
-                for i in range(N):
-                    F[3 + r, i] = h * acc[i]
         status = FINISHED if finished else 2
         event = -1
         t_stop = t
         if n_events > 0:
             first_root = np.inf
+            for e in range(n_events):
+                g_new[e] = event_value(e, y, model, region, m, d, lam) if e == 0 else sliding_exit_value(lam_y)
             for e in range(n_events):
                 if g[e] >= 0 and g_new[e] <= 0:
                     root, code = brent_event(e, F, ytmp, t_old, h, t_old, t, model, region, m, d, lam, y_new)
