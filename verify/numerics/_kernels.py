@@ -316,6 +316,20 @@ def balance_drift(W, a, b0, scale0, work):
 
 
 @jit_inline
+def pattern_update(Z, prev, count):
+    """Write the activation pattern Z > 0 into ``prev`` (m, n); return how many entries changed when ``count``
+    (else 0)."""
+    flips = 0
+    for j in range(Z.shape[0]):
+        for i in range(Z.shape[1]):
+            p = Z[j, i] > 0.0
+            if count and p != prev[j, i]:
+                flips += 1
+            prev[j, i] = p
+    return flips
+
+
+@jit_inline
 def min_of(q):
     out = np.inf
     for i in range(q.shape[0]):
@@ -468,16 +482,9 @@ def gd_run(W, a, X, y, lr, steps, every, stop_margin, use_stop, alpha, kink, kin
             forward(W[b], a[b], X, XT, y, alpha, Z, P, q[b])
             plain_weights(q[b], y, kind, offsets, log_count, c)
             backward(Z, P, a[b], c, X, XT, alpha, kink, dW[b], da[b])
+            flips = pattern_update(Z, prev[b], k > 0)
             if k > 0:
-                flips = 0
-                for j in range(m):
-                    for i in range(n):
-                        if (Z[j, i] > 0.0) != prev[b, j, i]:
-                            flips += 1
                 changes[b] += flips
-            for j in range(m):
-                for i in range(n):
-                    prev[b, j, i] = Z[j, i] > 0.0
             qmin[b] = min_of(q[b])
             if use_stop and not qmin[b] < stop_margin:
                 active[b] = False
@@ -548,16 +555,9 @@ def ngd_run(W, a, X, y, lr, log_lr, q_ref, max_steps, every, Qs, alpha, kink, ki
             logL[b] = normalized_weights(q, y, kind, offsets, log_count, work, c)
             backward(Z, P, a[b], c, X, XT, alpha, kink, dW[b], da[b])
             if flips_wanted:
+                flips = pattern_update(Z, prev[b], k > 0 and active)
                 if k > 0 and active:
-                    flips = 0
-                    for j in range(m):
-                        for i in range(n):
-                            if (Z[j, i] > 0.0) != prev[b, j, i]:
-                                flips += 1
                     changes[b] += flips
-                for j in range(m):
-                    for i in range(n):
-                        prev[b, j, i] = Z[j, i] > 0.0
             qmin[b] = min_of(q)
             # gamma is read by a snapshot, a history row, or (an element that stops, or one first computed in
             # this call and already stopped) by every later row: an element that stops takes a snapshot here;
