@@ -320,3 +320,35 @@ def test_log_terms_is_log_value_and_log_neg_derivative_bit_for_bit() -> None:
                 assert np.signbit(v) == np.signbit(v0) and np.signbit(u) == np.signbit(u0), (kind, offsets, q)
     # the skipped calls: np.exp is exactly 0 below EXP_ZERO
     assert np.exp(np.nextafter(_kernels.EXP_ZERO, -np.inf)) == 0.0 and np.exp(-1e4) == 0.0
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.1])
+def test_region_field_with_several_sliding_planes(alpha, monkeypatch):
+    """The field of a region where neurons slide on two and three planes at once (the compiled field solves
+    those projections with the region's pseudo-inverses, _ode.sliding_pinv) against the numpy field (one
+    np.linalg.lstsq per neuron): velocities and Filippov weights equal to rounding."""
+    rng = np.random.default_rng(5)
+    m, d, n = 4, 6, 9
+    X, y = rng.normal(size=(n, d)), np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    W, a = rng.normal(size=(m, d)), rng.normal(size=m)
+    model = flow._Model(X, y, m, d, alpha, nets.get_loss("logistic"), "mean")
+    T = np.where(W @ model.E.T > 0, 1, -1)
+    C = np.zeros(T.shape, dtype=bool)
+    C[0, [1, 4]] = True
+    C[2, [0, 3, 5]] = True
+    C[3, 2] = True
+    theta = np.concatenate([W.ravel(), a])
+    fast = flow._RegionFlow(model, T, C)
+    assert fast.compiled is not None and fast.compiled[9][fast.compiled[6][1]:fast.compiled[6][2]].any()
+    dV, dr, lam = fast.parts(theta)
+    with monkeypatch.context() as mp:
+        mp.setattr(_jit, "ENABLED", False)
+        model_np = flow._Model(X, y, m, d, alpha, nets.get_loss("logistic"), "mean")
+        dV_np, dr_np, lam_np = flow._RegionFlow(model_np, T, C).parts(theta)
+    assert sorted(lam) == sorted(lam_np) == [(0, 1), (0, 4), (2, 0), (2, 3), (2, 5), (3, 2)]
+    np.testing.assert_allclose(dV, dV_np, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(dr, dr_np, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose([lam[k] for k in sorted(lam)], [lam_np[k] for k in sorted(lam)], rtol=1e-10)
+    # the sliding neurons' velocities are tangent to their planes (the projection is applied)
+    for k, planes in [(0, [1, 4]), (2, [0, 3, 5])]:
+        assert np.max(np.abs(model.E[planes] @ dV[k])) <= 1e-12 * np.linalg.norm(dV[k])

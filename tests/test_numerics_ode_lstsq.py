@@ -105,3 +105,70 @@ def test_a_numba_without_its_dgelsd_binding_falls_back_to_its_lstsq(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(root), "NUMBA_CACHE_DIR": str(tmp_path)}
     r = subprocess.run([sys.executable, "-c", FALLBACK], capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0 and "fallback ok" in r.stdout, r.stderr[-2000:]
+
+
+@pytest.mark.parametrize("rows, cols, nrhs", [(51, 2, 51), (51, 4, 51), (3, 3, 3), (2, 4, 2), (10, 3, 1)])
+def test_several_right_hand_sides_are_solved_as_dgelsd_solves_them_bit_for_bit(rows, cols, nrhs):
+    """least_squares_columns: one dgelsd call for a block of right-hand sides (sliding_pinv's identity)."""
+    from verify.numerics import _jit
+
+    if not _jit.ENABLED:
+        pytest.skip("compiled kernels switched off")
+    rng = np.random.default_rng(rows * 1000 + cols * 10 + nrhs)
+    for k in range(40):
+        A = rng.standard_normal((rows, cols)) * 10.0 ** rng.uniform(-10, 10)
+        if k % 4 == 0 and cols > 1:
+            A[:, -1] = 3.0 * A[:, 0]
+        B = np.eye(rows, nrhs) if k % 2 else rng.standard_normal((rows, nrhs))
+        X = np.empty((cols, nrhs))
+        rcond = EPS * max(rows, cols)
+        _ode.least_squares_columns(A.copy(), B.copy(), rcond, X)
+        assert X.tobytes() == _dgelsd(A, B, rcond).tobytes()
+
+
+def _planes(rng, R, d):
+    E = rng.standard_normal((R, d))
+    return E / np.linalg.norm(E, axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("d", [2, 5, 51])
+def test_the_regions_pseudo_inverses_solve_the_sliding_problems_as_dgelsd_does(d):
+    """sliding_pinv (once per region) times z against one dgelsd solve of min |Ec^T beta - z| per neuron
+    (what parts did at every field evaluation): the same solution to rounding, for independent planes, a
+    plane in the span of two others (the minimum-norm solution, dgelsd's rank decision), more planes than
+    dimensions; a neuron on one plane gets zero rows (parts solves it in closed form)."""
+    from verify.numerics import _jit
+
+    if not _jit.ENABLED:
+        pytest.skip("compiled kernels switched off")
+    rng = np.random.default_rng(d)
+    E = _planes(rng, 8, d)
+    E[7] = E[0] + E[1]                     # a plane in the span of two others
+    E[7] /= np.linalg.norm(E[7])
+    groups = [[2], [0, 3], [1, 4, 5], [0, 1, 7], list(range(min(d + 1, 7)))]
+    sptr = np.cumsum([0] + [len(g) for g in groups]).astype(np.int64)
+    splane = np.concatenate(groups).astype(np.int64)
+    PI = _ode.sliding_pinv(E, sptr, splane)
+    assert PI.shape == (len(splane), d) and not PI[0].any()
+    for s, g in enumerate(groups[1:], start=1):
+        Ec = E[g].T
+        block = PI[sptr[s]:sptr[s + 1]]
+        for _ in range(20):
+            z = rng.standard_normal(d) * 10.0 ** rng.uniform(-30, 30)
+            ref = _dgelsd(Ec, z, EPS * max(d, len(g)))
+            scale = np.linalg.norm(z) / np.linalg.svd(Ec, compute_uv=False).max()
+            assert np.max(np.abs(block @ z - ref)) <= 1e-13 * scale, (d, g)
+
+
+def test_the_pseudo_inverses_are_wrong_for_other_planes():
+    """The check above can fail: a block of another neuron's planes does not solve this one's problem."""
+    from verify.numerics import _jit
+
+    if not _jit.ENABLED:
+        pytest.skip("compiled kernels switched off")
+    rng = np.random.default_rng(1)
+    E = _planes(rng, 6, 5)
+    sptr, splane = np.array([0, 2, 4], dtype=np.int64), np.array([0, 1, 2, 3], dtype=np.int64)
+    PI = _ode.sliding_pinv(E, sptr, splane)
+    z = rng.standard_normal(5)
+    assert np.max(np.abs(PI[2:4] @ z - _dgelsd(E[[0, 1]].T, z, EPS * 5))) > 1e-3

@@ -10,8 +10,8 @@ polar coordinates (U, rho - rho0) of a balanced net.
 
 ``model`` = (X, XT, y, kind, offsets, log_count, polar, signs, rho0, E, sigma, xnorm, member_ptr,
 member_idx); ``region`` = (T, C, H_phi, H_free, h_plus, h_minus, slide_ptr, slide_neuron, slide_plane,
-off): ``slide_*`` list the sliding (neuron, plane) pairs, grouped by neuron in the order of
-``_RegionFlow.sliding_neurons``.
+slide_pinv, off): ``slide_*`` list the sliding (neuron, plane) pairs, grouped by neuron in the order of
+``_RegionFlow.sliding_neurons``, with the pseudo-inverses of :func:`sliding_pinv`.
 """
 
 from __future__ import annotations
@@ -77,15 +77,24 @@ if _jit.ENABLED and _gelsd is None:
         sol = np.linalg.lstsq(A, b, rcond)[0]
         for j in range(x.shape[0]):
             x[j] = sol[j]
+
+    @jit
+    def least_squares_columns(A, B, rcond, X):
+        """X = np.linalg.lstsq(A, B, rcond)[0] for B (rows, nrhs), numba's own implementation (the fallback
+        where numba's dgelsd binding is absent)."""
+        sol = np.linalg.lstsq(A, B, rcond)[0]
+        for t in range(X.shape[0]):
+            for j in range(X.shape[1]):
+                X[t, j] = sol[t, j]
 elif _jit.ENABLED:
     @jit
-    def least_squares(A, b, rcond, x):
-        """x = np.linalg.lstsq(A, b, rcond)[0] for a float64 A (rows, cols) and b (rows,), bit for bit: the
-        same LAPACK call (dgelsd through numba's binding, with A copied to column order and b to a column of
-        max(rows, cols)) as numba's np.linalg.lstsq makes, and its errors for a non-finite A (LinAlgError, which
+    def least_squares_columns(A, B, rcond, X):
+        """X = np.linalg.lstsq(A, B, rcond)[0] for a float64 A (rows, cols) and B (rows, nrhs), X (cols, nrhs):
+        the LAPACK call numba's np.linalg.lstsq makes (dgelsd through numba's binding, A copied to column order,
+        B to max(rows, cols) rows in column order), and its errors for a non-finite A (LinAlgError, which
         flow._integrate_single answers by repeating the run on the numpy path) and an SVD that does not converge
-        (ValueError). A non-finite b goes to dgelsd, as np.linalg.lstsq (the numpy path) sends it, and x comes
-        back non-finite: b is then the field of a rejected trial stage whose loss weights overflowed (numba's
+        (ValueError). A non-finite B goes to dgelsd, as np.linalg.lstsq (the numpy path) sends it, and X comes
+        back non-finite: B is then the field of a rejected trial stage whose loss weights overflowed (numba's
         lstsq refuses it, and the whole run was repeated on the numpy path: lyu2021.thm3.1 standard task 0.1,
         42 s instead of ~2 s).
 
@@ -93,6 +102,7 @@ elif _jit.ENABLED:
         was ~4 s of the region integrator's cold compilation, and ~1 s more for being optimised again in
         every compiled function above it (numba links each callee into its caller)."""
         rows, cols = A.shape
+        nrhs = B.shape[1]
         for i in range(rows):
             for j in range(cols):
                 if not np.isfinite(A[i, j]):
@@ -102,18 +112,65 @@ elif _jit.ENABLED:
         for j in range(cols):
             for i in range(rows):
                 af[j * rows + i] = A[i, j]
-        bf = np.zeros(big)
-        for i in range(rows):
-            bf[i] = b[i]
+        bf = np.zeros(big * nrhs)
+        for j in range(nrhs):
+            for i in range(rows):
+                bf[j * big + i] = B[i, j]
         sv = np.empty(min(rows, cols))
         rank = np.empty(1, dtype=np.int32)
-        info = _gelsd(100, rows, cols, 1, af.ctypes, rows, bf.ctypes, big, sv.ctypes, rcond, rank.ctypes)  # 100: 'd'
+        info = _gelsd(100, rows, cols, nrhs, af.ctypes, rows, bf.ctypes, big, sv.ctypes, rcond,
+                      rank.ctypes)  # 100: 'd'
         if info != 0:
             raise ValueError("Internal algorithm failed to converge.")
-        for j in range(cols):
-            x[j] = bf[j]
+        for j in range(nrhs):
+            for t in range(cols):
+                X[t, j] = bf[j * big + t]
+
+    @jit
+    def least_squares(A, b, rcond, x):
+        """x = np.linalg.lstsq(A, b, rcond)[0] for b (rows,), bit for bit: least_squares_columns with one
+        column (the same dgelsd call as numba's np.linalg.lstsq makes)."""
+        least_squares_columns(A, b.reshape((b.shape[0], 1)), rcond, x.reshape((x.shape[0], 1)))
 else:
     least_squares = _least_squares_numpy
+
+    def least_squares_columns(A, B, rcond, X):
+        """X = np.linalg.lstsq(A, B, rcond)[0] (``VERIFY_JIT=0``)."""
+        if not np.isfinite(A).all():
+            raise np.linalg.LinAlgError("Array must not contain infs or NaNs.")
+        X[:] = np.linalg.lstsq(A, B, rcond)[0]
+
+
+@jit
+def sliding_pinv(E, sptr, splane):
+    """The pseudo-inverses of the sliding neurons' plane matrices, once per region: rows sptr[s] .. sptr[s+1]-1
+    of the result (len(splane), d) hold pinv(Ec^T) (p x d) for a neuron s sliding on p >= 2 planes (Ec the rows
+    splane[sptr[s]:sptr[s+1]] of E; rows of a neuron with one plane are zero, :func:`parts` solves that case
+    in closed form). So :func:`parts` solves each sliding least-squares problem min |Ec^T beta + z| as the
+    product -pinv(Ec^T) z instead of one dgelsd call per neuron and field evaluation (lyu2021.exp.J: 1.36 M
+    calls, ~57% of its integrator's time): the same minimum-norm solution, with dgelsd's rank decision
+    (rcond = eps max(d, p) on the singular values of Ec^T, computed here from the same matrix), equal to
+    the per-call solve up to rounding (x = V S^+ U^T z associated differently)."""
+    d = E.shape[1]
+    PI = np.zeros((splane.shape[0], d))
+    eye = np.zeros((d, d))
+    for k in range(d):
+        eye[k, k] = 1.0
+    for s_ in range(sptr.shape[0] - 1):
+        p0, p1 = sptr[s_], sptr[s_ + 1]
+        p = p1 - p0
+        if p < 2:
+            continue
+        Ec = np.empty((d, p))
+        for t in range(p):
+            for k in range(d):
+                Ec[k, t] = E[splane[p0 + t], k]
+        sol = np.empty((p, d))
+        least_squares_columns(Ec, eye, EPS * max(d, p), sol)
+        for t in range(p):
+            for k in range(d):
+                PI[p0 + t, k] = sol[t, k]
+    return PI
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -125,7 +182,7 @@ def parts(theta, model, region, dV, dr, lam):
     """_RegionFlow.parts: velocities dV (m, d) of theta[:m d], dr (m,) of theta[m d:], Filippov weights lam
     (one per sliding pair, in the order of ``region``)."""
     X, XT, y, kind, offsets, log_count, polar, signs, rho0, E, sigma, xnorm, mptr, midx = model
-    T, Cm, H_phi, H_free, h_plus, h_minus, sptr, sneuron, splane, off = region
+    T, Cm, H_phi, H_free, h_plus, h_minus, sptr, sneuron, splane, PI, off = region
     m, d = dV.shape
     n = X.shape[0]
     V = theta[: m * d].reshape((m, d))
@@ -186,14 +243,12 @@ def parts(theta, model, region, dV, dr, lam):
                 ee += e[k] * e[k]
             beta[0] = -(ez / ee)
         else:
-            Ec = np.empty((d, p))
+            # beta = -lstsq(Ec^T, z_k): the region's pseudo-inverse (sliding_pinv) times z_k
             for t in range(p):
+                acc = 0.0
                 for k in range(d):
-                    Ec[k, t] = E[splane[p0 + t], k]
-            sol = np.empty(p)
-            least_squares(Ec, z[kk].copy(), EPS * max(d, p), sol)
-            for t in range(p):
-                beta[t] = -sol[t]
+                    acc += PI[p0 + t, k] * z[kk, k]
+                beta[t] = -acc
         for k in range(d):
             acc = 0.0
             for t in range(p):
@@ -263,7 +318,7 @@ def event_value(which, theta, model, region, m, d, lam):
     between region_segment and parts was paid again at cold compilation (~1 s CPU each)."""
     if which == 0:
         E = model[9]
-        T, Cm, off = region[0], region[1], region[9]
+        T, Cm, off = region[0], region[1], region[10]
         R = E.shape[0]
         # <w_j, E_r> for all planes r at once, summed over k in order: the same additions in the same order as
         # one sum per pair (the same bits), but the R sums are independent instead of one chain of dependent
@@ -642,9 +697,9 @@ EVENT_KINDS = ("cross", "slide", "exit")
 
 
 @jit
-def build_region(T, Cm, rep, sigma, alpha, h_plus, h_minus, off):
-    """The region tuple of ``flow._RegionFlow`` for sides T and sliding flags Cm."""
-    m, R = T.shape
+def region_weights(T, Cm, rep, sigma, alpha):
+    """H_phi, H_free of the region with sides T and sliding flags Cm (``flow._RegionFlow``)."""
+    m = T.shape[0]
     n = rep.shape[0]
     H_phi, H_free = np.empty((m, n)), np.empty((m, n))
     for k in range(m):
@@ -656,6 +711,14 @@ def build_region(T, Cm, rep, sigma, alpha, h_plus, h_minus, off):
             else:
                 H_free[k, i] = h
                 H_phi[k, i] = h
+    return H_phi, H_free
+
+
+@jit
+def build_region(T, Cm, rep, sigma, alpha, h_plus, h_minus, off, E):
+    """The region tuple of ``flow._RegionFlow`` for sides T and sliding flags Cm."""
+    m, R = T.shape
+    H_phi, H_free = region_weights(T, Cm, rep, sigma, alpha)
     count, neurons = 0, 0
     for k in range(m):
         any_k = False
@@ -678,7 +741,16 @@ def build_region(T, Cm, rep, sigma, alpha, h_plus, h_minus, off):
             sneuron[s] = k
             s += 1
             sptr[s] = p
-    return (T.copy(), Cm.copy(), H_phi, H_free, h_plus, h_minus, sptr, sneuron, splane, off)
+    return (T.copy(), Cm.copy(), H_phi, H_free, h_plus, h_minus, sptr, sneuron, splane,
+            sliding_pinv(E, sptr, splane), off)
+
+
+@jit
+def with_sides(region, T, rep, sigma, alpha):
+    """``region`` with sides T (its sliding flags, and so its sliding pairs and pseudo-inverses, kept)."""
+    H_phi, H_free = region_weights(T, region[1], rep, sigma, alpha)
+    return (T.copy(), region[1], H_phi, H_free, region[4], region[5], region[6], region[7], region[8],
+            region[9], region[10])
 
 
 @jit
@@ -760,7 +832,7 @@ def integrate_regions(theta0, t_end, t_eval, rtol, atol, log_time, max_events, m
                         any_s = True
             if not any_s:
                 break
-            region0 = build_region(T, Cm, rep, sigma, alpha, h_plus, h_minus, np.zeros((m, R)))
+            region0 = build_region(T, Cm, rep, sigma, alpha, h_plus, h_minus, np.zeros((m, R)), E)
             lam0 = np.empty(max(region0[8].shape[0], 1))
             parts(theta, model, region0, dV, dr, lam0)
             pick, best, lam_pick = np.int64(-1), 0.0, 0.0
@@ -810,7 +882,7 @@ def integrate_regions(theta0, t_end, t_eval, rtol, atol, log_time, max_events, m
                 tg = T[k, r] * G[k, r]
                 if tg < ulp:
                     off[k, r] = ulp - tg
-        region = build_region(T, Cm, rep, sigma, alpha, h_plus, h_minus, off)
+        region = build_region(T, Cm, rep, sigma, alpha, h_plus, h_minus, off, E)
         s0 = np.log1p(t) if log_time else t
         s1 = np.log1p(t_end) if log_time else t_end
         n_events = (2 if any_c else 1) if has_kink else 0
@@ -909,7 +981,7 @@ def integrate_regions(theta0, t_end, t_eval, rtol, atol, log_time, max_events, m
                 side = 1 if si == 0 else -1
                 T2 = T.copy()
                 T2[kk, rr] = side
-                parts(theta, model, build_region(T2, Cm, rep, sigma, alpha, h_plus, h_minus, off), dV, dr, lam)
+                parts(theta, model, with_sides(region, T2, rep, sigma, alpha), dV, dr, lam)
                 acc = 0.0
                 for j in range(d):
                     acc += dV[kk, j] * E[rr, j]

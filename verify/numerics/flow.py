@@ -565,10 +565,12 @@ class _RegionFlow:
         if model.compiled is not None:
             counts = [len(planes) for _, planes in self.sliding_neurons]
             self.H_phi, self.H_free = carray(self.H_phi), carray(self.H_free)
+            sptr = np.cumsum([0] + counts).astype(np.int64)
+            splane = np.array([r for _, r in self.pairs], dtype=np.int64)
             self.compiled = (carray(self.T, np.int64), carray(self.C, np.bool_), self.H_phi, self.H_free,
-                             self.h_plus, self.h_minus, np.cumsum([0] + counts).astype(np.int64),
-                             np.array([k for k, _ in self.sliding_neurons], dtype=np.int64),
-                             np.array([r for _, r in self.pairs], dtype=np.int64), np.zeros(T.shape))
+                             self.h_plus, self.h_minus, sptr,
+                             np.array([k for k, _ in self.sliding_neurons], dtype=np.int64), splane,
+                             _ode.sliding_pinv(model.compiled[9], sptr, splane), np.zeros(T.shape))
 
     def region_arrays(self, off):
         """The region as the compiled field takes it (verify.numerics._ode), with crossing offsets ``off``."""

@@ -265,7 +265,11 @@ def _cached(kernel, sig: tuple) -> bool:
 _RECORD_ONE = """
 import json, sys
 from verify.cli import main
+from verify.numerics import warmup
 from verify.numerics.warmup import used_signatures
+# nothing compiled ahead from the table being replaced: its entries would be recorded again, stale ones too
+# (a kernel whose argument types changed kept its old ones, which still compile)
+warmup.needed = lambda papers, table=None: {}
 main(["run", sys.argv[1], "--profile", sys.argv[2], "--jobs", "1", "--executor", "inprocess", "--no-report",
       "--quiet", "--out", sys.argv[3]])
 print(json.dumps(used_signatures()))
@@ -273,15 +277,18 @@ print(json.dumps(used_signatures()))
 
 
 def record(papers: Iterable[str], profile: str = "quick", path: Path = SIGNATURES) -> dict:
-    """Run each paper's claims at ``profile`` in a process of its own and write the kernels and argument
-    types each one used to ``path`` (a paper's entries replace its old ones; other papers' stay)."""
+    """Run each paper's claims at ``profile`` in a process of its own (with an empty numba cache, and nothing
+    compiled ahead from the table) and write the kernels and argument types each one used to ``path`` (a
+    paper's entries replace its old ones; other papers' stay)."""
     table = load_table(path)
     root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
     for paper in papers:
         with tempfile.TemporaryDirectory() as tmp:
+            # an empty numba cache of its own: a kernel loaded from the cache does not compile the kernels it
+            # calls, which would then be missing from the recording (it would depend on the cache's state)
             r = subprocess.run([sys.executable, "-c", _RECORD_ONE, paper, profile, tmp], capture_output=True,
-                               text=True, env=env, cwd=root)
+                               text=True, env={**env, "NUMBA_CACHE_DIR": str(Path(tmp) / "numba")}, cwd=root)
         if r.returncode not in (0, 1):
             raise RuntimeError(f"recording {paper} failed (exit {r.returncode}): {r.stderr[-2000:]}")
         table.setdefault("papers", {})[paper] = json.loads(r.stdout.strip().splitlines()[-1])
