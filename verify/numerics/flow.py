@@ -527,7 +527,7 @@ class _Model:
                 carray(signs if polar else np.zeros(m)), carray(rho0 if polar else np.zeros(m)),
                 carray(self.E), carray(self.sigma), carray(self.xnorm),
                 np.cumsum([0] + [len(mm) for mm in self.members]).astype(np.int64),
-                np.concatenate(self.members).astype(np.int64))
+                np.concatenate(self.members).astype(np.int64), carray(self.E.T))
 
     def pair_sides(self, T):
         return self.sigma[None, :] * T[:, self.rep]
