@@ -3,6 +3,7 @@ Lemma A.1 (g(w) = C w at extremal directions) and Lemma A.2 (local expansion of 
 
 from __future__ import annotations
 
+from itertools import chain, cycle
 from operator import sub
 
 import numpy as np
@@ -274,10 +275,11 @@ def _nelder_mead(fun, z0: np.ndarray, xatol: float = 1e-13, fatol: float = 1e-16
     while calls < maxfev and iterations < maxiter:
         try:
             # scipy: max|sim[1:] - sim[0]| <= xatol and max|fsim[0] - fsim[1:]| <= fatol (both side-effect free,
-            # so the cheaper goes first; tol.__ge__(v) is v <= tol, False for NaN as scipy's NaN max)
+            # so the cheaper goes first; tol.__ge__(v) is v <= tol, False for NaN as scipy's NaN max; the rows
+            # sim[1:] run end to end against sim[0] repeated)
             f0 = fsim[0]
             if (all(map(fatol.__ge__, [abs(f0 - fj) for fj in fsim[1:]]))
-                    and all(all(map(xatol.__ge__, map(abs, map(sub, row, sim[0])))) for row in sim[1:])):
+                    and all(map(xatol.__ge__, map(abs, map(sub, chain.from_iterable(sim[1:]), cycle(sim[0])))))):
                 break
             xbar = [0.0] * n
             for row in sim[:-1]:
