@@ -256,6 +256,11 @@ _POLY = nets.Loss("poly", lambda q: np.exp(-np.arcsinh(q)) / 2, lambda q: np.exp
     ("logistic", 0.1, False, None, "mean", 4),
     (_POLY, 0.0, False, 0.0, "sum", None),
     (_POLY, 0.2, True, 0.5, "mean", 3),
+    # the numpy path's shortcuts and where they stop: the kink patch kept (at_kink != alpha, also -0.0 for
+    # +0.0) or skipped (at_kink = alpha != 0), the log-count subtraction kept (mean) or skipped (sum)
+    (_POLY, 0.0, False, None, "mean", None),
+    (_POLY, 0.0, False, -0.0, "sum", 2),
+    (_POLY, 0.2, False, 0.2, "sum", None),
 ])
 def test_gradient_function_is_gradient_bit_for_bit(monkeypatch, jit, loss, alpha, normalized, at_kink, reduction,
                                                    batch):
@@ -266,10 +271,13 @@ def test_gradient_function_is_gradient_bit_for_bit(monkeypatch, jit, loss, alpha
     X = np.asfortranarray(X)        # held as given: the numpy path's matmuls see the caller's layout
     W[..., 0, :] = 0.0              # exact zero pre-activations: the kink convention is exercised
     grad = nets.gradient_function(X, y, alpha, loss, normalized, at_kink, reduction=reduction)
+    vel = nets.gradient_function(X, y, alpha, loss, normalized, at_kink, reduction=reduction, negate=True)
     for scale in (1.0, 1e-3, 40.0):
-        got = grad(scale * W, scale * a)
         want = nets.gradient(scale * W, scale * a, X, y, alpha, loss, normalized, at_kink, reduction=reduction)
-        assert all(np.array_equal(g, w) and g.shape == w.shape for g, w in zip(got, want, strict=True))
+        for got, sign in ((grad(scale * W, scale * a), 1.0), (vel(scale * W, scale * a), -1.0)):
+            # bytes: signed zeros count (the velocity's zeros must be the negated gradient's)
+            assert all(g.tobytes() == (sign * w).tobytes() and g.shape == w.shape
+                       for g, w in zip(got, want, strict=True))
 
 
 def test_gradient_function_refuses_what_gradient_refuses():

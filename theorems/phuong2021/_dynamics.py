@@ -50,8 +50,11 @@ def tempered_cross_entropy(kappa: float) -> Loss:
     )
 
 
+_MINUS_LOG_2 = -np.log(2.0)     # the same float64 every call, computed once (an RHS evaluates it ~10^5 times)
+
+
 def _poly_log_value(q: np.ndarray) -> np.ndarray:
-    return -np.log(2.0) - np.arcsinh(np.asarray(q, dtype=float))
+    return _MINUS_LOG_2 - np.arcsinh(np.asarray(q, dtype=float))
 
 
 def _poly_log_neg_derivative(q: np.ndarray) -> np.ndarray:

@@ -97,6 +97,8 @@ def residual_init(rng, d, p=100, L=4, scale=0.05):
 
 def residual_sgd(X, y, Ws, rng, lr=0.1, batch=50, epochs=500):
     """SGD (mean BCE) on f^1 = W_1 x, f^l = f^{l-1} + W_l rho(f^{l-1}) (l = 2..L-1), f = W_L rho(f^{L-1}) (30)."""
+    # rho(f^l) is computed once per step (forward and backward read the same values), sums, masks and the
+    # update in place: the same operations on the same numbers as the textbook form, bit for bit
     Ws = [W.copy() for W in Ws]
     L, n = len(Ws), len(y)
     for _ in range(epochs):
@@ -105,19 +107,28 @@ def residual_sgd(X, y, Ws, rng, lr=0.1, batch=50, epochs=500):
             idx = perm[b:b + batch]
             Xb, yb = X[idx], y[idx]
             zs = [Xb @ Ws[0].T]
+            rs = [relu(zs[0])]
             for layer in range(1, L - 1):
-                zs.append(zs[-1] + relu(zs[-1]) @ Ws[layer].T)
-            f = (relu(zs[-1]) @ Ws[-1].T)[:, 0]
+                z = rs[-1] @ Ws[layer].T
+                z += zs[-1]                       # f^l = f^{l-1} + W_l rho(f^{l-1})
+                zs.append(z)
+                rs.append(relu(z))
+            f = (rs[-1] @ Ws[-1].T)[:, 0]
             gf = -yb * np.exp(-np.logaddexp(0.0, yb * f)) / len(idx)
             grads = [None] * L
-            grads[-1] = gf[None, :] @ relu(zs[-1])
-            gz = np.outer(gf, Ws[-1][0]) * (zs[-1] > 0)
+            grads[-1] = gf[None, :] @ rs[-1]
+            gz = np.outer(gf, Ws[-1][0])
+            gz *= zs[-1] > 0
             for layer in range(L - 2, 0, -1):
-                grads[layer] = gz.T @ relu(zs[layer - 1])
-                gz = gz + (gz @ Ws[layer]) * (zs[layer - 1] > 0)
+                grads[layer] = gz.T @ rs[layer - 1]
+                back = gz @ Ws[layer]
+                back *= zs[layer - 1] > 0
+                back += gz                        # gz + (gz W_l) * 1{f^{l-1} > 0}
+                gz = back
             grads[0] = gz.T @ Xb
             for layer in range(L):
-                Ws[layer] -= lr * grads[layer]
+                grads[layer] *= lr
+                Ws[layer] -= grads[layer]
     return Ws
 
 

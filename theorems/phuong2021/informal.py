@@ -248,11 +248,11 @@ def i3(fx):
     return ev
 
 
-def log_time_gradient(X, y, loss: str):
-    """``(W, a) -> (dl/dW, dl/da)``: minus ``velocity(a, W, X, y, loss)`` bit for bit (its conventions: summed
+def log_time_velocity(X, y, loss: str):
+    """``(W, a) -> (dW/dt, da/dt)``: ``velocity(a, W, X, y, loss)`` bit for bit, as (W, a) (its conventions: summed
     loss, rho'(0) = 0), with X, y and the loss checked once for the ~10^4 right-hand-side calls of one solve
-    (nets.gradient_function; tests/test_theorems_phuong2021 holds the two equal)."""
-    return gradient_function(X, y, loss=get_paper_loss(loss), at_kink=0.0, reduction="sum")
+    (nets.gradient_function with negate; tests/test_theorems_phuong2021 holds the two equal)."""
+    return gradient_function(X, y, loss=get_paper_loss(loss), at_kink=0.0, reduction="sum", negate=True)
 
 
 def rk45_log_time_flow(fx, s_grid) -> tuple[np.ndarray, np.ndarray, int]:
@@ -266,11 +266,16 @@ def rk45_log_time_flow(fx, s_grid) -> tuple[np.ndarray, np.ndarray, int]:
     p, d = W0.shape
     loss = fx.get("loss", "ce")
 
-    grad = log_time_gradient(X, y, loss)
+    vel = log_time_velocity(X, y, loss)
 
     def rhs(s, th):
-        dW, da = grad(th[p:].reshape(p, d), th[:p])
-        return np.exp(s) * np.concatenate([-da, (-dW).ravel()])
+        # e^s (da/dt, dW/dt), into a fresh array: the solver keeps it
+        vW, va = vel(th[p:].reshape(p, d), th[:p])
+        e = np.exp(s)
+        out = np.empty(th.shape)
+        np.multiply(va, e, out=out[:p])
+        np.multiply(vW, e, out=out[p:].reshape(p, d))
+        return out
 
     r = solve_ivp(rhs, (0.0, float(s_grid[-1])), np.concatenate([a0, W0.ravel()]), method="RK45", rtol=1e-9,
                   atol=1e-12 * float(np.min(np.abs(a0))), t_eval=s_grid)

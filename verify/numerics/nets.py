@@ -405,14 +405,18 @@ def _gradient_from_weights(a, X, c, Z, alpha, at_kink):
 
 
 def gradient_function(X: np.ndarray, y: np.ndarray, alpha: float = 0.0, loss: str | Loss = "logistic",
-                      normalized: bool = False, at_kink: float | None = None, *, reduction: str = "mean"
-                      ) -> Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
-    """``(W, a) -> gradient(W, a, X, y, alpha, loss, normalized, at_kink, reduction=reduction)``, bit for bit.
+                      normalized: bool = False, at_kink: float | None = None, *, reduction: str = "mean",
+                      negate: bool = False) -> Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """``(W, a) -> gradient(W, a, X, y, alpha, loss, normalized, at_kink, reduction=reduction)``, bit for bit;
+    with ``negate`` its negation ``(-dL/dW, -dL/da)`` (the gradient flow's velocity), bit for bit.
 
     For the right-hand side of an ODE solver, which calls the gradient some 10^5 times on one data set: X, y,
     the loss, the reduction and the compiled kernel's constants are checked and prepared here once, and each call
     checks only W and a (the same errors as :func:`gradient`) before the same arithmetic (tests/test_numerics_nets
-    holds the two equal on both paths). X and y are held, not copied: they must not change afterwards.
+    holds the two equal on both paths). The numpy path computes phi(Z) once for the margins and dL/da, skips the
+    kink patch of phi'(Z) when it would write the value already there (``at_kink`` = ``alpha``), and with
+    ``negate`` leaves out the negations instead of applying them twice (IEEE negation and products are symmetric
+    in sign, so -((-a) M) is a M to the bit). X and y are held, not copied: they must not change afterwards.
     """
     if np.ndim(X) != 2:
         raise UsageError(f"X must be (n, d); got {np.shape(X)}")
@@ -425,10 +429,15 @@ def gradient_function(X: np.ndarray, y: np.ndarray, alpha: float = 0.0, loss: st
     XfT = Xf.T
     spec = kernel_loss(lf)
     compiled = spec is not None and n > 0 and yv.shape == (n,)
+    kink = 0.5 * (1.0 + alpha) if at_kink is None else float(at_kink)
+    log_count, normalized = _log_count(max(n, 1), reduction), bool(normalized)    # (n = 0: empty arrays)
     if compiled:                              # the compiled path's operands, as gradient makes them
         Xc, yc, kind, offsets = carray(X), carray(yv), spec[0], spec[1]
-        kink = 0.5 * (1.0 + alpha) if at_kink is None else float(at_kink)
-        log_count, normalized = _log_count(n, reduction), bool(normalized)
+    # phi'(Z) = where(Z > 0, 1, alpha) with at_kink written where Z == 0: a no-op when it is alpha's bits, and
+    # with alpha = +0.0 the mask Z > 0 itself (numpy multiplies a bool as 1.0 or 0.0); x - 0.0 is x to the bit
+    bits = np.float64(kink).tobytes(), np.float64(alpha).tobytes(), np.float64(0.0).tobytes()
+    patch_kink, mask_only = bits[0] != bits[1], bits[0] == bits[1] == bits[2]
+    subtract_count = np.float64(log_count).tobytes() != bits[2]
 
     def grad(W: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         W = np.asarray(W, dtype=float)
@@ -437,11 +446,28 @@ def gradient_function(X: np.ndarray, y: np.ndarray, alpha: float = 0.0, loss: st
             raise UsageError(f"W must be (m, d) or (B, m, d) with d = {d} and a of shape W.shape[:-1]; got "
                              f"{W.shape}, {a.shape}")
         if compiled and _jit.ENABLED and W.size > 0:
-            return _gradient_compiled(W, a, Xc, yc, alpha, kink, kind, offsets, log_count, normalized)
+            dW, da = _gradient_compiled(W, a, Xc, yc, alpha, kink, kind, offsets, log_count, normalized)
+            return (-dW, -da) if negate else (dW, da)
+        # gradient's numpy path (_signed_weights, loss_weights, _gradient_from_weights), the same operations
         Z = W @ XfT
-        q = yv * _contract_neurons(a, activation(Z, alpha))
-        c = loss_weights(q, lf, normalized=normalized, reduction=reduction) * yv
-        return _gradient_from_weights(a, Xf, c, Z, alpha, at_kink)
+        A = activation(Z, alpha)
+        q = yv * _contract_neurons(a, A)
+        if normalized:
+            c = loss_weights(q, lf, normalized=True, reduction=reduction) * yv
+        else:
+            log_nd = lf.log_neg_derivative(q)
+            c = np.exp(log_nd - log_count if subtract_count else log_nd) * yv
+        if mask_only:
+            H = Z > 0
+        else:
+            H = np.where(Z > 0, 1.0, alpha)
+            if patch_kink:
+                zero = Z == 0
+                if zero.any():
+                    H[zero] = kink
+        M = (H * c[..., None, :]) @ Xf
+        Ac = (A @ c[..., :, None])[..., 0]
+        return (a[..., None] * M, Ac) if negate else (-a[..., None] * M, -Ac)
 
     return grad
 
