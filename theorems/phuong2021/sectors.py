@@ -3,9 +3,6 @@ Lemma A.1 (g(w) = C w at extremal directions) and Lemma A.2 (local expansion of 
 
 from __future__ import annotations
 
-from itertools import chain, cycle
-from operator import sub
-
 import numpy as np
 
 from fixtures import orthogonal as osd
@@ -213,114 +210,11 @@ fixture_direction_extremal = hypothesis(
                 "(phuong.kinked_max, offset > 0), or of each maximum the check's search on G's values finds")
 
 
-class _MaxFevReached(Exception):
-    """The evaluation budget is spent (scipy's _MaxFuncCallError)."""
+def _nelder_mead(fun, z0: np.ndarray) -> np.ndarray:
+    from scipy.optimize import minimize
 
-
-def _nelder_mead(fun, z0: np.ndarray, xatol: float = 1e-13, fatol: float = 1e-16, maxiter: int = 20000,
-                 maxfev: int = 20000) -> np.ndarray:
-    """``scipy.optimize.minimize(fun, z0, method="Nelder-Mead", options={xatol, fatol, maxiter, maxfev,
-    "adaptive": True}).x`` bit for bit: scipy 1.17's ``_minimize_neldermead`` (no bounds, no callback) with the
-    simplex held as Python floats instead of small numpy arrays, the objective called on the same float64 vectors.
-
-    The search calls ``fun`` ~10^4 times a start, and scipy's loop spent twice the objective's time on numpy
-    calls on vectors of 2 to 6 numbers. Every simplex operation is the same IEEE operation in the same order
-    (the centroid is numpy's axis-0 sum from +0.0, row by row; the scalar coefficients are grouped as scipy
-    groups them), the convergence test ``max |.| <= tol`` is ``all(|.| <= tol)`` (the same outcome, NaN
-    included), the ordering is numpy's own ``argsort`` on the same values (so ties break as scipy's do), and
-    the evaluation budget ends the run where scipy's does. tests/test_theorems_phuong2021 holds it equal to
-    scipy's result on sphere objectives, a tie-heavy objective and a spent budget."""
-    xatol, fatol = float(xatol), float(fatol)     # their __ge__ below compares floats
-    x0 = np.atleast_1d(np.asarray(z0)).flatten()
-    if x0.dtype != np.float64:
-        raise ValueError(f"z0 must be float64; got {x0.dtype}")
-    n = len(x0)
-    dim = float(n)
-    rho, chi, psi, sigma = 1, 1 + 2 / dim, 0.75 - 1 / (2 * dim), 1 - 1 / dim
-    # the coefficients as scipy's expressions compute them: (1 + rho) * xbar - rho * x_worst, ...
-    c_r, c_e, c_e2, c_c, c_c2, c_i = 1 + rho, 1 + rho * chi, rho * chi, 1 + psi * rho, psi * rho, 1 - psi
-    x = x0.tolist()
-    sim = [x]
-    for k in range(n):
-        y = list(x)
-        y[k] = (1 + 0.05) * y[k] if y[k] != 0 else 0.00025
-        sim.append(y)
-    calls = 0
-
-    def f(p: list) -> float:
-        nonlocal calls
-        if calls >= maxfev:
-            raise _MaxFevReached
-        calls += 1
-        fx = fun(np.array(p))
-        if type(fx) is float:
-            return fx
-        return float(fx) if np.isscalar(fx) else float(np.asarray(fx).item())
-
-    fsim = [np.inf] * (n + 1)
-
-    def order(sim: list, fsim: list) -> tuple[list, list]:
-        ind = np.argsort(np.array(fsim)).tolist()
-        return [sim[i] for i in ind], [fsim[i] for i in ind]
-
-    try:
-        for k in range(n + 1):
-            fsim[k] = f(sim[k])
-    except _MaxFevReached:
-        pass
-    finally:
-        sim, fsim = order(sim, fsim)
-    sim, fsim = order(sim, fsim)
-    iterations = 1
-    while calls < maxfev and iterations < maxiter:
-        try:
-            # scipy: max|sim[1:] - sim[0]| <= xatol and max|fsim[0] - fsim[1:]| <= fatol (both side-effect free,
-            # so the cheaper goes first; tol.__ge__(v) is v <= tol, False for NaN as scipy's NaN max; the rows
-            # sim[1:] run end to end against sim[0] repeated)
-            f0 = fsim[0]
-            if (all(map(fatol.__ge__, [abs(f0 - fj) for fj in fsim[1:]]))
-                    and all(map(xatol.__ge__, map(abs, map(sub, chain.from_iterable(sim[1:]), cycle(sim[0])))))):
-                break
-            xbar = [0.0] * n
-            for row in sim[:-1]:
-                xbar = [s + a for s, a in zip(xbar, row)]
-            xbar = [s / n for s in xbar]
-            worst = sim[-1]
-            xr = [c_r * a - rho * w for a, w in zip(xbar, worst)]
-            fxr = f(xr)
-            doshrink = False
-            if fxr < fsim[0]:
-                xe = [c_e * a - c_e2 * w for a, w in zip(xbar, worst)]
-                fxe = f(xe)
-                if fxe < fxr:
-                    sim[-1], fsim[-1] = xe, fxe
-                else:
-                    sim[-1], fsim[-1] = xr, fxr
-            elif fxr < fsim[-2]:
-                sim[-1], fsim[-1] = xr, fxr
-            elif fxr < fsim[-1]:            # contraction
-                xc = [c_c * a - c_c2 * w for a, w in zip(xbar, worst)]
-                fxc = f(xc)
-                if fxc <= fxr:
-                    sim[-1], fsim[-1] = xc, fxc
-                else:
-                    doshrink = True
-            else:                           # inside contraction
-                xcc = [c_i * a + psi * w for a, w in zip(xbar, worst)]
-                fxcc = f(xcc)
-                if fxcc < fsim[-1]:
-                    sim[-1], fsim[-1] = xcc, fxcc
-                else:
-                    doshrink = True
-            if doshrink:
-                for j in range(1, n + 1):
-                    sim[j] = [a + sigma * (b - a) for a, b in zip(sim[0], sim[j])]
-                    fsim[j] = f(sim[j])
-            iterations += 1
-        except _MaxFevReached:
-            pass
-        sim, fsim = order(sim, fsim)
-    return np.array(sim[0])
+    return minimize(fun, z0, method="Nelder-Mead", options={"xatol": 1e-13, "fatol": 1e-16, "maxiter": 20000,
+                                                             "maxfev": 20000, "adaptive": True}).x
 
 
 def g_free_maxima(X: np.ndarray, c: np.ndarray, rng: np.random.Generator, starts: int = 6,
