@@ -89,6 +89,13 @@ for rows, cols in [(1, 1), (4, 2), (2, 2), (6, 3)]:
     b[0] = np.nan                      # a non-finite right-hand side: NaN, as np.linalg.lstsq gives
     _ode.least_squares(A.copy(), b, 2.2e-16 * rows, x)
     assert np.isnan(x).all() and np.isnan(np.linalg.lstsq(A, b, 2.2e-16 * rows)[0]).all(), (rows, cols)
+E = rng.standard_normal((5, 4))                    # the region's pseudo-inverses through the fallback too
+sptr, splane = np.array([0, 1, 3, 6], dtype=np.int64), np.array([4, 0, 2, 1, 3, 4], dtype=np.int64)
+PI = _ode.sliding_pinv(E, sptr, splane)
+for s in (1, 2):
+    block, Ec = PI[sptr[s]:sptr[s + 1]], E[splane[sptr[s]:sptr[s + 1]]].T
+    assert np.allclose(block, np.linalg.pinv(Ec), rtol=1e-12, atol=1e-14), s
+assert not PI[0].any()
 print("fallback ok")
 """
 
