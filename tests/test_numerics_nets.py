@@ -297,3 +297,30 @@ def test_gradient_function_refuses_what_gradient_refuses():
         nets.gradient(W, a, X[0], y)
     with pytest.raises(UsageError):
         nets.gradient_function(X[0], y)
+
+
+@pytest.mark.parametrize("alpha, at_kink", [(0.0, None), (0.0, 0.0), (0.0, -0.0), (0.2, None), (0.2, 0.2),
+                                            (0.2, 0.0), (0.0, 0.5)])
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_numpy_gradient_is_the_textbook_formula_bit_for_bit(monkeypatch, alpha, at_kink, reduction):
+    """The numpy path's shortcuts (the kink patch skipped where it would write alpha's own bits, phi' as the bool
+    mask Z > 0 for ReLU with the kink at +0.0, x - 0.0 not computed, the negation left out for the velocity)
+    against the formulas written out in full: phi'(Z) = where(Z > 0, 1, alpha) with at_kink at exact zeros,
+    c = exp(log(-l') - log n) y, dL/dW = -a (phi' * c) X, dL/da = -phi(Z) c. Bytes, so signed zeros count."""
+    monkeypatch.setattr(nets._jit, "ENABLED", False)
+    W, a, X, y = _fixture(seed=5, batch=2)
+    W[..., 0, :] = 0.0                      # exact zero pre-activations
+    a[0, 1] = -0.0
+    Z = W @ X.T
+    kink = 0.5 * (1.0 + alpha) if at_kink is None else at_kink
+    H = np.where(Z > 0, 1.0, alpha)
+    H[Z == 0] = kink
+    lf = nets.get_loss("logistic")
+    q = y * (a[..., None, :] @ nets.activation(Z, alpha))[..., 0, :]
+    c = np.exp(lf.log_neg_derivative(q) - (np.log(len(y)) if reduction == "mean" else 0.0)) * y
+    want = (-a[..., None] * ((H * c[..., None, :]) @ X), -(nets.activation(Z, alpha) @ c[..., :, None])[..., 0])
+    assert nets.activation_derivative(Z, alpha, at_kink).tobytes() == H.tobytes()
+    got = nets.gradient(W, a, X, y, alpha, "logistic", at_kink=at_kink, reduction=reduction)
+    vel = nets.gradient_function(X, y, alpha, "logistic", at_kink=at_kink, reduction=reduction, negate=True)(W, a)
+    for g, v, w in zip(got, vel, want, strict=True):
+        assert g.tobytes() == w.tobytes() and v.tobytes() == (-w).tobytes()

@@ -31,7 +31,7 @@ def test_sphere_objective_is_the_checked_objective_bit_for_bit(layout):
 
 @pytest.mark.parametrize("layout", ["C", "F", "strided"])
 def test_sphere_objective_is_the_checked_objective_on_many_shapes(layout):
-    """The objective's vector-matrix product (dot for contiguous float data) against potential's @, bit for bit."""
+    """The objective against potential, bit for bit, on many shapes in C, F and strided layouts."""
     rng = np.random.default_rng(7)
     for _ in range(400):
         n, d = int(rng.integers(1, 30)), int(rng.integers(1, 9))

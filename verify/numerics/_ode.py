@@ -9,9 +9,9 @@ activation region with Filippov sliding (``flow._RegionFlow``), in direct coordi
 polar coordinates (U, rho - rho0) of a balanced net.
 
 ``model`` = (X, XT, y, kind, offsets, log_count, polar, signs, rho0, E, sigma, xnorm, member_ptr,
-member_idx, ET) with ET = E^T contiguous; ``region`` = (T, C, H_phi, H_free, h_plus, h_minus, slide_ptr, slide_neuron, slide_plane,
-slide_pinv, off): ``slide_*`` list the sliding (neuron, plane) pairs, grouped by neuron in the order of
-``_RegionFlow.sliding_neurons``, with the pseudo-inverses of :func:`sliding_pinv`.
+member_idx, ET), ET = E^T contiguous; ``region`` = (T, C, H_phi, H_free, h_plus, h_minus, slide_ptr,
+slide_neuron, slide_plane, slide_pinv, off): ``slide_*`` list the sliding (neuron, plane) pairs, grouped by
+neuron in the order of ``_RegionFlow.sliding_neurons``, with the pseudo-inverses of :func:`sliding_pinv`.
 """
 
 from __future__ import annotations
@@ -323,7 +323,7 @@ def event_value(which, theta, model, region, m, d, lam):
         # <w_j, E_r> for all planes r at once, summed over k in order: the same additions in the same order as
         # one sum per pair (the same bits), but the R sums are independent instead of one chain of dependent
         # additions, and read E^T (the model's contiguous copy) along its rows: at m, d, R = 50, 64, 120
-        # (min2024's digits) 259 -> ~40 us an evaluation (E read down its columns before)
+        # (min2024's digits) 259 -> 52 us an evaluation (E read down its columns before)
         gj = np.empty(R)
         out = np.inf
         found = False

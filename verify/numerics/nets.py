@@ -233,7 +233,8 @@ def loss_weights(q: np.ndarray, loss: str | Loss = "logistic", *, normalized: bo
     lf = get_loss(loss)
     log_nd = lf.log_neg_derivative(q)
     if not normalized:
-        return np.exp(log_nd - _log_count(q.shape[-1], reduction))
+        log_count = _log_count(q.shape[-1], reduction)
+        return np.exp(log_nd - log_count if log_count != 0.0 else log_nd)     # x - 0.0 is x to the bit
     # r_i / L = e^{log(-l'_i) - M} / sum_j e^{log l_j - M}, M = max_j log l_j: the exponents are differences
     # of nearby numbers (exact for huge q), so the weights keep full relative accuracy at q ~ 1e6
     log_l = lf.log_value(q)
@@ -261,10 +262,18 @@ def activation_derivative(z: np.ndarray, alpha: float = 0.0, at_kink: float | No
     z = np.asarray(z, dtype=float)
     kink = 0.5 * (1.0 + alpha) if at_kink is None else float(at_kink)
     out = np.where(z > 0, 1.0, alpha)
-    zero = z == 0
-    if zero.any():  # exact kinks are rare outside constructed fixtures; patch them only when present
-        out[zero] = kink
+    # exact zeros hold alpha already (z > 0 is false there): patch them only when the kink value has other bits,
+    # and only when present (exact kinks are rare outside constructed fixtures)
+    if not _same_float(kink, alpha):
+        zero = z == 0
+        if zero.any():
+            out[zero] = kink
     return out
+
+
+def _same_float(u: float, v: float) -> bool:
+    """Whether u and v are the same float64 to the bit (signed zeros told apart)."""
+    return np.float64(u).tobytes() == np.float64(v).tobytes()
 
 
 def _check_net(W: np.ndarray, a: np.ndarray, X: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -395,13 +404,19 @@ def _gradient_compiled(W, a, X, y, alpha, kink, kind, offsets, log_count, normal
     return (dW, da) if W.ndim == 3 else (dW[0], da[0])
 
 
-def _gradient_from_weights(a, X, c, Z, alpha, at_kink):
-    """(dL/dW, dL/da) from the signed weights c and the pre-activations Z (the numpy path of gradient)."""
-    H = activation_derivative(Z, alpha, at_kink)
+def _gradient_from_weights(a, X, c, Z, alpha, at_kink, A=None, negate=False):
+    """(dL/dW, dL/da) from the signed weights c and the pre-activations Z (the numpy path of gradient); ``A`` is
+    activation(Z, alpha) where the caller has it; with ``negate`` (-dL/dW, -dL/da), the gradient flow's velocity,
+    bit for bit the negated gradient (negation is exact: -((-a) M) is a M) without negating twice."""
+    kink = 0.5 * (1.0 + alpha) if at_kink is None else float(at_kink)
+    if _same_float(alpha, 0.0) and _same_float(kink, 0.0):
+        H = Z > 0       # phi'(Z) itself: a bool multiplies as 1.0 or 0.0, the same products
+    else:
+        H = activation_derivative(Z, alpha, at_kink)
     # Batched matmuls (BLAS), not a three-operand einsum, which numpy runs as a naive loop.
-    dW = -a[..., None] * ((H * c[..., None, :]) @ X)
-    da = -(activation(Z, alpha) @ c[..., :, None])[..., 0]
-    return dW, da
+    M = (H * c[..., None, :]) @ X
+    Ac = ((activation(Z, alpha) if A is None else A) @ c[..., :, None])[..., 0]
+    return (a[..., None] * M, Ac) if negate else (-a[..., None] * M, -Ac)
 
 
 def gradient_function(X: np.ndarray, y: np.ndarray, alpha: float = 0.0, loss: str | Loss = "logistic",
@@ -413,10 +428,8 @@ def gradient_function(X: np.ndarray, y: np.ndarray, alpha: float = 0.0, loss: st
     For the right-hand side of an ODE solver, which calls the gradient some 10^5 times on one data set: X, y,
     the loss, the reduction and the compiled kernel's constants are checked and prepared here once, and each call
     checks only W and a (the same errors as :func:`gradient`) before the same arithmetic (tests/test_numerics_nets
-    holds the two equal on both paths). The numpy path computes phi(Z) once for the margins and dL/da, skips the
-    kink patch of phi'(Z) when it would write the value already there (``at_kink`` = ``alpha``), and with
-    ``negate`` leaves out the negations instead of applying them twice (IEEE negation and products are symmetric
-    in sign, so -((-a) M) is a M to the bit). X and y are held, not copied: they must not change afterwards.
+    holds the two equal on both paths); the numpy path computes phi(Z) once for the margins and dL/da. X and y
+    are held, not copied: they must not change afterwards.
     """
     if np.ndim(X) != 2:
         raise UsageError(f"X must be (n, d); got {np.shape(X)}")
@@ -429,15 +442,10 @@ def gradient_function(X: np.ndarray, y: np.ndarray, alpha: float = 0.0, loss: st
     XfT = Xf.T
     spec = kernel_loss(lf)
     compiled = spec is not None and n > 0 and yv.shape == (n,)
-    kink = 0.5 * (1.0 + alpha) if at_kink is None else float(at_kink)
-    log_count, normalized = _log_count(max(n, 1), reduction), bool(normalized)    # (n = 0: empty arrays)
     if compiled:                              # the compiled path's operands, as gradient makes them
         Xc, yc, kind, offsets = carray(X), carray(yv), spec[0], spec[1]
-    # phi'(Z) = where(Z > 0, 1, alpha) with at_kink written where Z == 0: a no-op when it is alpha's bits, and
-    # with alpha = +0.0 the mask Z > 0 itself (numpy multiplies a bool as 1.0 or 0.0); x - 0.0 is x to the bit
-    bits = np.float64(kink).tobytes(), np.float64(alpha).tobytes(), np.float64(0.0).tobytes()
-    patch_kink, mask_only = bits[0] != bits[1], bits[0] == bits[1] == bits[2]
-    subtract_count = np.float64(log_count).tobytes() != bits[2]
+        kink = 0.5 * (1.0 + alpha) if at_kink is None else float(at_kink)
+        log_count, normalized = _log_count(n, reduction), bool(normalized)
 
     def grad(W: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         W = np.asarray(W, dtype=float)
@@ -448,26 +456,11 @@ def gradient_function(X: np.ndarray, y: np.ndarray, alpha: float = 0.0, loss: st
         if compiled and _jit.ENABLED and W.size > 0:
             dW, da = _gradient_compiled(W, a, Xc, yc, alpha, kink, kind, offsets, log_count, normalized)
             return (-dW, -da) if negate else (dW, da)
-        # gradient's numpy path (_signed_weights, loss_weights, _gradient_from_weights), the same operations
         Z = W @ XfT
         A = activation(Z, alpha)
         q = yv * _contract_neurons(a, A)
-        if normalized:
-            c = loss_weights(q, lf, normalized=True, reduction=reduction) * yv
-        else:
-            log_nd = lf.log_neg_derivative(q)
-            c = np.exp(log_nd - log_count if subtract_count else log_nd) * yv
-        if mask_only:
-            H = Z > 0
-        else:
-            H = np.where(Z > 0, 1.0, alpha)
-            if patch_kink:
-                zero = Z == 0
-                if zero.any():
-                    H[zero] = kink
-        M = (H * c[..., None, :]) @ Xf
-        Ac = (A @ c[..., :, None])[..., 0]
-        return (a[..., None] * M, Ac) if negate else (-a[..., None] * M, -Ac)
+        c = loss_weights(q, lf, normalized=normalized, reduction=reduction) * yv
+        return _gradient_from_weights(a, Xf, c, Z, alpha, at_kink, A=A, negate=negate)
 
     return grad
 

@@ -49,19 +49,13 @@ def sphere_objective(X: np.ndarray, c: np.ndarray, basis: np.ndarray | None = No
     if basis is not None and (np.ndim(basis) != 2 or np.shape(basis)[0] != np.shape(X)[1]):
         raise ValueError(f"basis must be (d, k) with d = {np.shape(X)[1]}; got {np.shape(basis)}")
     XT = X.T
-    # u.dot(XT) gives u @ XT's bits when X is float64 in C or F order (measured on 10^5 random shapes; not so for
-    # other strides, tests/test_numerics_sectors holds both cases equal to potential) at half the dispatch cost;
-    # the last product stays @: for two vectors numpy's @ and dot can round differently
-    gemv = X.dtype == np.float64 and (X.flags.c_contiguous or X.flags.f_contiguous)
     if basis is None:
         def objective(z: np.ndarray) -> float:
-            u = z / math.sqrt(z.dot(z))
-            return -float(np.maximum(u.dot(XT) if gemv else u @ XT, 0.0) @ c)
+            return -float(np.maximum((z / math.sqrt(z.dot(z))) @ XT, 0.0) @ c)
     else:
         def objective(z: np.ndarray) -> float:
             v = basis @ z       # once; the checked form computed it twice, to the same value
-            u = v / math.sqrt(v.dot(v))
-            return -float(np.maximum(u.dot(XT) if gemv else u @ XT, 0.0) @ c)
+            return -float(np.maximum((v / math.sqrt(v.dot(v))) @ XT, 0.0) @ c)
     return objective
 
 
