@@ -169,6 +169,62 @@ def test_normalized_gradient_descent_without_diagnostics(monkeypatch):
     assert np.array_equal(full["W"], c["W"]) and np.array_equal(full["a"], c["a"])
 
 
+def _bits(x):
+    """Every array of a flow result as bytes (NaN as one NaN: a NaN's sign bit is not part of the result)."""
+    if isinstance(x, dict):
+        return {k: _bits(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_bits(v) for v in x]
+    if isinstance(x, (np.ndarray, np.generic, float)) and not isinstance(x, bool):
+        v = np.asarray(x)
+        if v.dtype.kind == "f":
+            v = np.where(np.isnan(v), np.nan, v)
+        return (v.dtype.str, v.shape, v.tobytes())
+    return x
+
+
+@pytest.mark.parametrize("case", range(7))
+def test_ngd_batch_is_each_element_alone_bit_for_bit(case):
+    """The compiled normalised GD keeps the running elements side by side and drops each from the lanes at the
+    step it stops: every element's results (state, snapshots, history) are the bits of that element run alone.
+    Elements stop at different steps (a saddle never starts, a fast one stops first, a NaN one never reaches
+    a horizon), with margin-scaled steps, a kink value, history rows every step past the first buffer (the
+    kernel returns and resumes) and without diagnostics; case 6 is a net past BLAS_WORK (products in BLAS).
+    The same run with the step one ulp larger differs: the comparison sees a single rounding."""
+    m, n, d = ((2, 10, 2), (3, 7, 3), (1, 4, 2), (4, 12, 5), (2, 10, 2), (3, 8, 3), (40, 30, 5))[case]
+    W, a, X, y = _problem(B=9, m=m, n=n, d=d, seed=case, scale=0.5)
+    W[1], a[1] = 0.0, 0.0      # a saddle: no gradient, never reaches a horizon
+    a[2] *= 1e3
+    if case == 4:
+        W[5, 0, 0] = np.nan
+    kw = dict(alpha=(0.5, 0.0, 0.25, 0.1, 0.5, 0.0, 0.2)[case], loss=LOSSES[case % 3][0],
+              reduction=LOSSES[case % 3][1], lr=0.05, margin_horizons=[0.5, 4.0, 30.0],
+              max_steps=3000 if case < 6 else 300, record_every=(None, 1)[case % 2], at_kink=(None, 0.3)[case % 2],
+              step_margin_ref=(None, 20.0, 5.0)[case % 3], diagnostics=case not in (2, 5))
+    batch = dict(flow.normalized_gradient_descent(W, a, X, y, **kw))
+    steps = np.asarray(batch["snapshots"][-1]["step"] if case < 6 else batch["snapshots"][0]["step"])
+    assert steps[1] == -1 and len(set(steps[steps > 0].tolist())) >= 2    # elements stopped at different steps
+    if case % 2:
+        assert len(batch["history"]["step"]) > 1024
+    for b in (0, 1, 2, 5, 8):
+        alone = dict(flow.normalized_gradient_descent(W[b:b + 1], a[b:b + 1], X, y, **kw))
+        for key in ("W", "a", "nsteps"):
+            assert _bits(batch[key][b]) == _bits(alone[key][0]), (b, key)
+        for s_batch, s_alone in zip(batch["snapshots"], alone["snapshots"]):
+            for key, v in s_batch.items():
+                assert _bits(v if key == "Q" else v[b]) == _bits(s_alone[key] if key == "Q" else s_alone[key][0])
+        # history rows at the same steps (alone, the run ends with a row at the element's stop; in the batch
+        # the others run on): the same values
+        common, r_batch, r_alone = np.intersect1d(batch["history"]["step"], alone["history"]["step"],
+                                                  return_indices=True)
+        assert len(common) >= len(alone["history"]["step"]) - 1
+        for key, v in batch["history"].items():
+            if key != "step":
+                assert _bits(v[r_batch, b]) == _bits(alone["history"][key][r_alone, 0]), (b, key)
+    off = dict(flow.normalized_gradient_descent(W, a, X, y, **{**kw, "lr": np.nextafter(0.05, 1.0)}))
+    assert _bits(off["W"][0]) != _bits(batch["W"][0])
+
+
 def test_gd_log_time_matches_the_numpy_loop(monkeypatch):
     W, a, X, y = _problem(B=None)
     s = np.array([0.001, 0.5, 0.2, 2.0, 4.0])  # an already-passed checkpoint returns the current iterate
