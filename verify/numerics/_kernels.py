@@ -574,58 +574,63 @@ def log_loss_rows(Q, kind, offsets, log_count, out):
 # inlined: a second inlined copy of forward and backward doubled the kernel's compilation, 4.7 -> 9.2 s).
 # Measured (B = 96, m, n, d = 2, 10, 2, margins ~1e5): 192 -> 84 ns an element-step.
 
+LANES_MIN = 8
+"""The fewest running elements stepped side by side: below it the lanes' loops cost more than they save
+(B = 1: 845 ns an element-step side by side, 225 alone)."""
+
+
 @jit_inline
-def lanes_forward(Ws, As, XT, y, alpha, L, Z, P, Q, acc, z):
-    """forward's small branch for lanes 0..L-1: Z[j, i, l], P[j, i, l], margins Q[i, l]."""
+def lanes_forward(Ws, As, XT, y, alpha, L, Z, P, Q):
+    """forward's small branch for lanes 0..L-1: Z[j, i, l], P[j, i, l], margins Q[i, l].  Each sum builds up
+    in its own output entry (no shared accumulator), so that with few lanes the sums of different (j, i) do
+    not queue behind one memory location."""
     m, d = Ws.shape[0], Ws.shape[1]
     n = XT.shape[1]
     for i in range(n):
         for ln in range(L):
-            acc[ln] = 0.0
+            Q[i, ln] = 0.0
         for j in range(m):
             for ln in range(L):
-                z[ln] = 0.0
+                Z[j, i, ln] = 0.0
             for k in range(d):
                 xk = XT[k, i]
                 for ln in range(L):
-                    z[ln] += Ws[j, k, ln] * xk
+                    Z[j, i, ln] += Ws[j, k, ln] * xk
             for ln in range(L):
-                zz = z[ln]
-                Z[j, i, ln] = zz
-                p = phi(zz, alpha)
+                p = phi(Z[j, i, ln], alpha)
                 P[j, i, ln] = p
-                acc[ln] += As[j, ln] * p
+                Q[i, ln] += As[j, ln] * p
         yi = y[i]
         for ln in range(L):
-            Q[i, ln] = yi * acc[ln]
+            Q[i, ln] = yi * Q[i, ln]
 
 
 @jit_inline
-def lanes_backward(Z, P, As, C, XT, alpha, kink, L, dWs, dAs, acc):
-    """backward's small branch for lanes 0..L-1 (P overwritten by phi'(Z) * c)."""
+def lanes_backward(Z, P, As, C, XT, alpha, kink, L, dWs, dAs):
+    """backward's small branch for lanes 0..L-1 (P overwritten by phi'(Z) * c), each sum in its own entry."""
     m, n = Z.shape[0], Z.shape[1]
     d = XT.shape[0]
     for j in range(m):
         for ln in range(L):
-            acc[ln] = 0.0
+            dAs[j, ln] = 0.0
         for i in range(n):
             for ln in range(L):
                 zz = Z[j, i, ln]
                 ci = C[i, ln]
-                acc[ln] += P[j, i, ln] * ci
+                dAs[j, ln] += P[j, i, ln] * ci
                 P[j, i, ln] = ci if zz > 0.0 else (kink * ci if zz == 0.0 else alpha * ci)
         for ln in range(L):
-            dAs[j, ln] = -acc[ln]
+            dAs[j, ln] = -dAs[j, ln]
     for j in range(m):
         for k in range(d):
             for ln in range(L):
-                acc[ln] = 0.0
+                dWs[j, k, ln] = 0.0
             for i in range(n):
                 xk = XT[k, i]
                 for ln in range(L):
-                    acc[ln] += P[j, i, ln] * xk
+                    dWs[j, k, ln] += P[j, i, ln] * xk
             for ln in range(L):
-                dWs[j, k, ln] = -As[j, ln] * acc[ln]
+                dWs[j, k, ln] = -As[j, ln] * dWs[j, k, ln]
 
 
 @jit
@@ -675,12 +680,11 @@ def ngd_run(W, a, X, y, lr, log_lr, q_ref, max_steps, every, Qs, alpha, kink, ki
     dWs, dAs = np.empty((m, d, B)), np.empty((m, B))
     Z, P = np.empty((m, n, B)), np.empty((m, n, B))
     Q, C = np.empty((n, B)), np.empty((n, B))
-    acc, zl, lrs = np.empty(B), np.empty(B), np.empty(B)
+    lrs = np.empty(B)
     qb, work, cb = np.empty(n), np.empty(n), np.empty(n)
     Wb, ab, Zb, bwork = np.empty((m, d)), np.empty(m), np.empty((m, n)), np.empty(m)
     Pb, dWb, dab = np.empty((m, n)), np.empty((m, d)), np.empty(m)
     small = m * n * d < BLAS_WORK
-    normalized = np.bool_(True)  # gradient_call's argument as in its other callers (one compiled signature)
     logL, qmin, gamma = np.empty(B), np.empty(B), np.empty(B)
     lane = np.empty(B, dtype=np.int64)
     pos = np.empty(B, dtype=np.int64)
@@ -699,29 +703,36 @@ def ngd_run(W, a, X, y, lr, log_lr, q_ref, max_steps, every, Qs, alpha, kink, ki
                 lane_get(Ws, As, ln, W[lane[ln]], a[lane[ln]])
             return k, row, False
         recorded = k % every == 0 or k == max_steps
-        if small:
-            lanes_forward(Ws, As, XT, y, alpha, L, Z, P, Q, acc, zl)
+        wide = small and L >= LANES_MIN
+        if wide:
+            lanes_forward(Ws, As, XT, y, alpha, L, Z, P, Q)
         for ln in range(L):
             b = lane[ln]
-            if small:
+            if wide:
                 for i in range(n):
                     qb[i] = Q[i, ln]
-                logL[b] = normalized_weights(qb, y, kind, offsets, log_count, work, cb)
+            else:  # one element at a time, as stepped alone (large nets: products in BLAS)
+                for j in range(m):
+                    for i in range(d):
+                        Wb[j, i] = Ws[j, i, ln]
+                    ab[j] = As[j, ln]
+                forward(Wb, ab, X, XT, y, alpha, Zb, Pb, qb)
+            logL[b] = normalized_weights(qb, y, kind, offsets, log_count, work, cb)
+            qmin[b] = min_of(qb)
+            if wide:
                 for i in range(n):
                     C[i, ln] = cb[i]
             else:
-                lane_get(Ws, As, ln, Wb, ab)
-                logL[b] = gradient_call(Wb, ab, X, XT, y, alpha, kink, kind, offsets, log_count, normalized, Zb,
-                                        Pb, qb, work, cb, dWb, dab)
+                backward(Zb, Pb, ab, cb, X, XT, alpha, kink, dWb, dab)
                 for j in range(m):
-                    for i in range(n):
-                        Z[j, i, ln] = Zb[j, i]
                     for i in range(d):
                         dWs[j, i, ln] = dWb[j, i]
                     dAs[j, ln] = dab[j]
-            qmin[b] = min_of(qb)
-        if small:
-            lanes_backward(Z, P, As, C, XT, alpha, kink, L, dWs, dAs, acc)
+                    if flips_wanted:
+                        for i in range(n):
+                            Z[j, i, ln] = Zb[j, i]
+        if wide:
+            lanes_backward(Z, P, As, C, XT, alpha, kink, L, dWs, dAs)
         for ln in range(L):
             b = lane[ln]
             active = nxt[b] < H
@@ -763,9 +774,12 @@ def ngd_run(W, a, X, y, lr, log_lr, q_ref, max_steps, every, Qs, alpha, kink, ki
                 h_normalized[row, b] = gamma[b]
                 if pos[b] >= 0:
                     lane_get(Ws, As, pos[b], Wb, ab)
-                    h_drift[row, b] = balance_drift(Wb, ab, b0[b], scale0[b], bwork)
-                else:
-                    h_drift[row, b] = balance_drift(W[b], a[b], b0[b], scale0[b], bwork)
+                else:   # stopped: as written back
+                    for j in range(m):
+                        for i in range(d):
+                            Wb[j, i] = W[b, j, i]
+                        ab[j] = a[b, j]
+                h_drift[row, b] = balance_drift(Wb, ab, b0[b], scale0[b], bwork)
                 h_changes[row, b] = changes[b]
                 h_log_time[row, b] = log_time[b]
             row += 1
@@ -794,15 +808,14 @@ def ngd_run(W, a, X, y, lr, log_lr, q_ref, max_steps, every, Qs, alpha, kink, ki
         L = kept
         for ln in range(L):
             b = lane[ln]
+            lr_b, log_step = lr, log_lr
             if q_ref > 0.0 and qmin[b] > q_ref:
                 lr_b = lr * (q_ref / qmin[b])
-                lrs[ln] = lr_b
                 if flow_time:
-                    log_time[b] = logaddexp(log_time[b], np.log(lr_b) - logL[b])
-            else:
-                lrs[ln] = lr
-                if flow_time:
-                    log_time[b] = logaddexp(log_time[b], log_lr - logL[b])
+                    log_step = np.log(lr_b)
+            lrs[ln] = lr_b
+            if flow_time:
+                log_time[b] = logaddexp(log_time[b], log_step - logL[b])
             nsteps[b] += 1
         for j in range(m):
             for i in range(d):
