@@ -570,9 +570,14 @@ def log_loss_rows(Q, kind, offsets, log_count, out):
 # (the sums of the small branch start at 0.0 and add term by term; no fused multiply-adds: see _jit), so an
 # element's results are the same bits as stepped alone; the loss weights, whose exponentials are taken only
 # where they do not underflow, run one element at a time through normalized_weights.  Large networks
-# (m n d >= BLAS_WORK) go one element at a time through gradient_call, their products in BLAS (called, not
-# inlined: a second inlined copy of forward and backward doubled the kernel's compilation, 4.7 -> 9.2 s).
-# Measured (B = 96, m, n, d = 2, 10, 2, margins ~1e5): 192 -> 84 ns an element-step.
+# (m n d >= BLAS_WORK) and the last few running elements (fewer than LANES_MIN) are stepped one at a time on a
+# copy, through forward and backward as before.  Measured against the kernel that stepped every element
+# alone (flow.normalized_gradient_descent, best of 3, ns an element-step; 2-core Xeon, load ~1.4): B = 96,
+# m, n, d = 2, 10, 2 at q_min ~1.6e4: 249 -> 173; at ~1.1e3: 332 -> 251; B = 8: 192 -> 142; B = 48, m, n, d =
+# 8, 121, 2: 5420 -> 2360; B = 1: 204 -> 226 (the copy in and out).  Cold compilation 4.9 -> 7.7 s.
+# A vectorised fast path of the weights (the comparisons and divisions over the lanes) was measured and not
+# kept: 173 -> 137 ns at large margins, but slower where some lane leaves it (251 -> 283, 2360 -> 2800) and
+# 2.8 s more compilation.
 
 LANES_MIN = 8
 """The fewest running elements stepped side by side: below it the lanes' loops cost more than they save
