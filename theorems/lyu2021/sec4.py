@@ -469,12 +469,47 @@ def minority_share(W, a):
     return np.minimum(pos, neg) / (pos + neg)
 
 
-def classify(fd, fd_alt, reached, tol, share=None):
+def smoothed_normalized_margin(W, a, X, y, alpha) -> np.ndarray:
+    """gamma~(theta) = l^{-1}(n L(theta)) / ||theta||^2, l^{-1}(u) = -log(e^u - 1) (Lyu & Li 2020; App. F.2), batched
+    over the leading axes of (W, a); from log(nL), so no underflow at huge margins (for nL < 1e-8, l^{-1}(nL) =
+    -log(nL) - nL/2 to double precision)."""
+    lnl = np.asarray(log_loss(margins(W, a, X, y, alpha)), dtype=float) + np.log(len(y))
+    nL = np.exp(lnl)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):    # nL -> inf (negative margins): -inf
+        al = np.where(nL > 1e-8, -np.log(np.expm1(np.maximum(nL, 1e-8))), -lnl - nL / 2)
+    return al / parameter_norm_sq(W, a)
+
+
+def margin_certified(run, X, y, alpha, target_margin) -> np.ndarray:
+    """Per seed: at some reached snapshot the smoothed normalised margin gamma~ exceeds ``target_margin`` (relative
+    slack MARGIN_CERT_SLACK). gamma~ is non-decreasing along gradient flow once L < ln2/n (Lemma B.1 of Lyu & Li
+    2020, used by the paper in App. F.2) and tends to the limit's normalised margin, so the flow continued from that
+    snapshot converges to a direction whose margin exceeds the target's: f_inf is not the target. On symmetric data
+    (Asm 4.1) no theta has margin above (1+alpha)/4 gamma_lin (Thm 4.2), so this never fires there."""
+    out = np.zeros(run.W.shape[1], bool)
+    for j in range(len(run.horizons)):
+        ok = run.reached[j]
+        if ok.any():
+            g = smoothed_normalized_margin(run.W[j][ok], run.a[j][ok], X, y, alpha)
+            out[ok] |= g > target_margin * (1 + MARGIN_CERT_SLACK)
+    return out
+
+
+# Relative slack of the margin certificate: far above the rounding of gamma~ (~1e-15) and of gamma_lin (the SVM's
+# KKT residuals <= 1e-9); on symmetric data gamma~ <= (1 - ln2/Q) gamma at the linear limit, below the bound anyway.
+MARGIN_CERT_SLACK = 1e-6
+
+
+def classify(fd, fd_alt, reached, tol, share=None, certified=None):
     """Per-seed outcome along horizons: 1 success (distance to the target <= tol and shrinking, or already
     <= tol/10); 0 failure (distance no longer decreasing by 1% per horizon and either within tol of an
-    alternative limit or above 3 tol, while the minority output-sign group is not gaining mass); -1 undecided."""
+    alternative limit or above 3 tol, while the minority output-sign group is not gaining mass; or, first,
+    ``certified``: a margin certificate, :func:`margin_certified`, that the limit is not the target); -1 undecided."""
     out = np.full(fd.shape[1], -1)
     for b in range(fd.shape[1]):
+        if certified is not None and certified[b]:
+            out[b] = 0
+            continue
         if not reached[-1, b]:
             continue
         e = fd[:, b]
@@ -488,9 +523,11 @@ def classify(fd, fd_alt, reached, tol, share=None):
     return out
 
 
-def _outcomes(fx, runs, target, C):
+def _outcomes(fx, runs, target, C, certify=False):
     """Classify every seed: target vs the one-sided limits +-(1/2)phi(+-<w*, x>) of the failure event. The
-    tolerance is min(3e-2, a quarter of the distance between the target and the alternatives on the probes)."""
+    tolerance is min(3e-2, a quarter of the distance between the target and the alternatives on the probes).
+    ``certify``: a seed whose smoothed normalised margin exceeds the target's, C gamma_lin, fails
+    (:func:`margin_certified`)."""
     X, y, al = fx["X"], fx["y"], fx["alpha"]
     w, g_lin = svm(X, y)
     P = probes(fx.rng, X, 1000)
@@ -504,7 +541,8 @@ def _outcomes(fx, runs, target, C):
         fd_alt = np.array([np.minimum(*[unit_function_distance(run.W[j], run.a[j], P, al, f) for f in alts]) for j in H])
         rho = np.array([normalized_margin(run.W[j], run.a[j], X, y, al) for j in H]) / ((1 + al) / 4 * g_lin)
         share = np.array([minority_share(run.W[j], run.a[j]) for j in H])
-        res.append((classify(fd, fd_alt, run.reached, tol, share), fd, rho))
+        cert = margin_certified(run, X, y, al, C * g_lin) if certify else None
+        res.append((classify(fd, fd_alt, run.reached, tol, share, cert), fd, rho))
     return res
 
 
@@ -586,7 +624,11 @@ def _seed_counts(o):
        judged_by="per seed of thetabar0 ~ D_init(1) (48 seeds in quick, 96 otherwise), at two init scales sigma and "
                  "sigma/100: GD to q_min >= 1 then normalised GD to margin horizons; success iff the function distance to "
                  "C<w*,x> is <= tol and shrinking, failure iff it settles above 3 tol or within tol of a one-sided limit "
-                 "+-(1/2)phi(+-<w*,x>), tol = min(3e-2, a quarter of the target-alternative separation), else undecided; "
+                 "+-(1/2)phi(+-<w*,x>), tol = min(3e-2, a quarter of the target-alternative separation), or, before "
+                 "either, when its smoothed normalised margin l^-1(nL)/||theta||^2 exceeds the target's C gamma_lin "
+                 "(relative slack 1e-6) at some horizon (it only grows along the flow, Lemma B.1 of Lyu & Li 2020 as "
+                 "App. F.2 uses it, so the limit's margin is larger than C<w*,x>'s; on symmetric data no network has "
+                 "that margin, Thm 4.2, so only a probe off Asm 4.1 can meet it), else undecided; "
                  "a seed counts when decided alike at both scales. Clopper-Pearson (99%) vs 1 - 2^-(m-1), undecided seeds "
                  "counted neither way (judge_binomial(undecided=)). Power: the exponent-m control (1 - 2^-m) must be "
                  "refuted. 'For all sufficiently small sigma_init' through the proof's event (a good bbar): P(event) vs "
@@ -602,7 +644,7 @@ def thm4_3(fx):
         ev.note("hypotheses unmet: not run")
         return ev
     X, y, al, m = fx["X"], fx["y"], fx["alpha"], fx["m"]
-    w_star, _ = svm(X, y)
+    w_star, g_lin = svm(X, y)
     quick = fx.profile == "quick"
     B = 48 if quick else 96
     sig = fx["sigma"]
@@ -614,7 +656,7 @@ def thm4_3(fx):
     W0, a0, b, runs = small_init_runs(fx, B, sigmas, H, bad_b=bad)
 
     def outcomes(runs, H=None):
-        (o1, fd1, rho1), (o2, _, _) = _outcomes(fx, runs, lambda Z: C * Z @ w_star, C)
+        (o1, fd1, rho1), (o2, _, _) = _outcomes(fx, runs, lambda Z: C * Z @ w_star, C, certify=True)
         return np.where(o1 == o2, o2, -1), fd1, rho1, o1, o2      # decided only when both init scales agree
 
     o, fd1, rho1, o1, o2 = outcomes(runs)
@@ -625,15 +667,20 @@ def thm4_3(fx):
         o, fd1, rho1, o1, o2 = outcomes(runs)
     ev.record(undecided_at_first_horizons=undecided_first, last_horizon=H[-1])
     fd_end, rho_end = fd1[-1], rho1[-1]
+    cont = None
     if not quick:                                # those still undecided alone: 64x and 256x (as cor4.4)
         o, undec16, cont, res = continue_undecided(fx, runs, H, o, outcomes, ev)
         if cont is not None:
             at = undec16 & cont[0].reached[-1]
             fd_end, rho_end = np.where(at, res[1][-1], fd_end), np.where(at, res[2][-1], rho_end)
             o1, o2 = np.where(undec16, res[3], o1), np.where(undec16, res[4], o2)
+    # seeds whose limit margin is certified above the target's at both scales (never on symmetric data: Thm 4.2)
+    certified = np.logical_and(*[margin_certified(r, X, y, al, C * g_lin) for r in runs])
+    if cont is not None:
+        certified |= np.logical_and(*[margin_certified(r, X, y, al, C * g_lin) for r in cont])
     good = good_embedding(b)
     o = judge_proof_event(fx, W0, a0, good, o, p, H,
-                          lambda r, _H: _outcomes(fx, r, lambda Z: C * Z @ w_star, C)[0][0], ev)
+                          lambda r, _H: _outcomes(fx, r, lambda Z: C * Z @ w_star, C, certify=True)[0][0], ev)
     succ, decided, undec = _seed_counts(o)
     judge_binomial("P(f_inf = C<w*,x>)", succ, decided, p, undecided=undec, confidence=0.99, evidence=ev,
                    covariate=(good[o >= 0], good[o == -1]), covariate_name="the proof's event (good bbar)")
@@ -641,7 +688,8 @@ def thm4_3(fx):
               proof_event_mismatches=int(np.sum((o >= 0) & ((o == 1) != good))),
               failure_margin_ratios=rho_end[o == 0], predicted_failure_ratio=2 * al / (1 + al),
               success_function_distance=fd_end[o == 1],
-              sigma_disagreements=int(np.sum((o1 != o2) & (o1 >= 0) & (o2 >= 0))))
+              sigma_disagreements=int(np.sum((o1 != o2) & (o1 >= 0) & (o2 >= 0))),
+              margin_certified_failures=int(certified.sum()))
     ev.add_series("margin ratio gamma / ((1+alpha)/4 gamma_lin) per seed (larger sigma)", H,
                   {f"seed {k} ({'good' if good[k] else 'bad'} bbar)": rho1[:, k] for k in range(min(B, 6))},
                   xlabel="margin horizon Q", logx=True)
