@@ -441,20 +441,22 @@ def extend_runs(fx, runs, more, only=None, max_steps=400_000, eta=1e-2, q_ref=40
     """Continue every run of :func:`small_init_runs` from its last snapshot to the further margin horizons ``more``
     (same normalised-GD step rule: ``eta``, ``q_ref`` as :func:`ngd_horizons`; the defaults are small_init_runs')
     and return the runs with the snapshots appended. Seeds that did not reach the last horizon stay unreached;
-    with ``only`` (a boolean mask over seeds) only those seeds are continued."""
+    with ``only`` (a boolean mask over seeds, or a list of masks, one per run) only those seeds are continued."""
     X, y, al = fx["X"], fx["y"], fx["alpha"]
     out = []
-    for run in runs:
-        ok = run.reached[-1] if only is None else run.reached[-1] & only
-        W, a = np.nan_to_num(run.W[-1]), np.nan_to_num(run.a[-1])
-        ext = ngd_horizons(W[ok], a[ok], X, y, al, more, eta=eta, q_ref=q_ref, max_steps=max_steps)
+    masks = only if isinstance(only, list) else [only] * len(runs)
+    for run, mask in zip(runs, masks, strict=True):
+        ok = run.reached[-1] if mask is None else run.reached[-1] & mask
         Hn = len(more)
         B = run.W.shape[1]
         SW = np.full((Hn,) + run.W.shape[1:], np.nan)
         Sa = np.full((Hn,) + run.a.shape[1:], np.nan)
         R = np.zeros((Hn, B), bool)
         St = np.full((Hn, B), -1)
-        SW[:, ok], Sa[:, ok], R[:, ok], St[:, ok] = ext.W, ext.a, ext.reached, ext.steps
+        if ok.any():
+            W, a = np.nan_to_num(run.W[-1]), np.nan_to_num(run.a[-1])
+            ext = ngd_horizons(W[ok], a[ok], X, y, al, more, eta=eta, q_ref=q_ref, max_steps=max_steps)
+            SW[:, ok], Sa[:, ok], R[:, ok], St[:, ok] = ext.W, ext.a, ext.reached, ext.steps
         out.append(HorizonRun(np.concatenate([run.horizons, np.asarray(more, float)]), np.concatenate([run.W, SW]),
                               np.concatenate([run.a, Sa]), np.concatenate([run.reached, R]),
                               np.concatenate([run.steps, St])))
@@ -562,19 +564,23 @@ SLOW_ESCAPE_WHY = ("At alpha = 0.9 and on nearly collinear data about a third of
 ONE_SEED = {"quick": 1, "standard": 1, "thorough": 1}
 
 
-def continue_undecided(fx, runs, H, o, outcomes, ev):
+def continue_undecided(fx, runs, H, o, outcomes, ev, final=None):
     """Seeds still undecided after the 16x horizons ``H`` (``o == -1``) alone, continued to 64x and 256x H[-1]
     (normalised GD, up to 3M steps; they are escaping a saddle slowly, the others are not rerun). ``outcomes(runs,
     H)`` re-judges the continued runs; its first item (per-seed outcomes) replaces ``o`` on the continued seeds.
-    Returns (o, the continued seeds' mask, the continued runs or None, outcomes' result or None)."""
+    ``final`` (one mask per run): seeds whose outcome in that run can no longer change (thm4.3's margin
+    certificate, which holds at every later horizon); they are not continued in that run, and count as reaching
+    the last horizon. Returns (o, the continued seeds' mask, the continued runs or None, outcomes' result or None)."""
     undec = o == -1
     if not undec.any():
         return o, undec, None, None
     more = [H[-1] * 4, H[-1] * 16]
-    cont = extend_runs(fx, runs, more, only=undec, max_steps=3_000_000)
+    only = undec if final is None else [undec & ~f for f in final]
+    cont = extend_runs(fx, runs, more, only=only, max_steps=3_000_000)
     res = outcomes(cont, H + more)
+    done = [r.reached[-1] for r in cont] if final is None else [r.reached[-1] | f for r, f in zip(cont, final)]
     ev.record(undecided_at_16x=int(undec.sum()), continued_to=H[-1] * 16,
-              continued_reaching_it=int(np.sum(undec & np.all([r.reached[-1] for r in cont], axis=0))))
+              continued_reaching_it=int(np.sum(undec & np.all(done, axis=0))))
     return np.where(undec, res[0], o), undec, cont, res
 
 
@@ -667,17 +673,16 @@ def thm4_3(fx):
         o, fd1, rho1, o1, o2 = outcomes(runs)
     ev.record(undecided_at_first_horizons=undecided_first, last_horizon=H[-1])
     fd_end, rho_end = fd1[-1], rho1[-1]
-    cont = None
+    # per scale, the seeds whose limit margin is certified above the target's (never on symmetric data: Thm 4.2);
+    # a certified seed fails at that scale at every later horizon, so it is not continued there
+    cert_at = [margin_certified(r, X, y, al, C * g_lin) for r in runs]
     if not quick:                                # those still undecided alone: 64x and 256x (as cor4.4)
-        o, undec16, cont, res = continue_undecided(fx, runs, H, o, outcomes, ev)
+        o, undec16, cont, res = continue_undecided(fx, runs, H, o, outcomes, ev, final=cert_at)
         if cont is not None:
             at = undec16 & cont[0].reached[-1]
             fd_end, rho_end = np.where(at, res[1][-1], fd_end), np.where(at, res[2][-1], rho_end)
             o1, o2 = np.where(undec16, res[3], o1), np.where(undec16, res[4], o2)
-    # seeds whose limit margin is certified above the target's at both scales (never on symmetric data: Thm 4.2)
-    certified = np.logical_and(*[margin_certified(r, X, y, al, C * g_lin) for r in runs])
-    if cont is not None:
-        certified |= np.logical_and(*[margin_certified(r, X, y, al, C * g_lin) for r in cont])
+            cert_at = [margin_certified(r, X, y, al, C * g_lin) for r in cont]
     good = good_embedding(b)
     o = judge_proof_event(fx, W0, a0, good, o, p, H,
                           lambda r, _H: _outcomes(fx, r, lambda Z: C * Z @ w_star, C, certify=True)[0][0], ev)
@@ -689,7 +694,7 @@ def thm4_3(fx):
               failure_margin_ratios=rho_end[o == 0], predicted_failure_ratio=2 * al / (1 + al),
               success_function_distance=fd_end[o == 1],
               sigma_disagreements=int(np.sum((o1 != o2) & (o1 >= 0) & (o2 >= 0))),
-              margin_certified_failures=int(certified.sum()))
+              margin_certified_failures=int(np.sum(cert_at[0] & cert_at[1])))
     ev.add_series("margin ratio gamma / ((1+alpha)/4 gamma_lin) per seed (larger sigma)", H,
                   {f"seed {k} ({'good' if good[k] else 'bad'} bbar)": rho1[:, k] for k in range(min(B, 6))},
                   xlabel="margin horizon Q", logx=True)
