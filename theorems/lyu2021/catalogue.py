@@ -639,8 +639,10 @@ CANNOT_FAIL: dict[str, str] = {
               "rerun scales 1e-20 and 1e-40 the flow stays at the one-sided saddle beyond every reachable "
               "horizon, so 'for all sufficiently small sigma' stays undecided; the constant, exponent and "
               "bad-bbar controls are refuted",
-    "cor4.4": "off Asm 4.1 (sym.broken) the probe ends undecided (39 of 48 seeds do not settle); the "
-              "exponent and bad-bbar controls are refuted",
+    "cor4.4": "off Asm 4.1 (sym.broken) the probe ends undecided: the good-bbar seeds reach a margin 1.168 "
+              "times (1+alpha)/4 gamma_lin, so Thm 4.2's value is not the optimum there and the global max "
+              "margin the conclusion is about is unknown (d = 3); the exponent and bad-bbar controls are "
+              "refuted",
     "thm6.2.suboptimal": "a property of the hinted construction (K > 2 eps/(1-alpha)); its controls claim the "
                          "opposite and are refuted",
     "thmG.11": "a local maximality on the hinted data under A.5; the directed perturbation control is "
