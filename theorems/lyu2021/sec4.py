@@ -487,7 +487,8 @@ def margin_certified(run, X, y, alpha, target_margin) -> np.ndarray:
     slack MARGIN_CERT_SLACK). gamma~ is non-decreasing along gradient flow once L < ln2/n (Lemma B.1 of Lyu & Li
     2020, used by the paper in App. F.2) and tends to the limit's normalised margin, so the flow continued from that
     snapshot converges to a direction whose margin exceeds the target's: f_inf is not the target. On symmetric data
-    (Asm 4.1) no theta has margin above (1+alpha)/4 gamma_lin (Thm 4.2), so this never fires there."""
+    (Asm 4.1) no theta has margin above (1+alpha)/4 gamma_lin (Thm 4.2), so with a target margin at least that it
+    never fires there."""
     out = np.zeros(run.W.shape[1], bool)
     for j in range(len(run.horizons)):
         ok = run.reached[j]
@@ -498,7 +499,8 @@ def margin_certified(run, X, y, alpha, target_margin) -> np.ndarray:
 
 
 # Relative slack of the margin certificate: far above the rounding of gamma~ (~1e-15) and of gamma_lin (the SVM's
-# KKT residuals <= 1e-9); on symmetric data gamma~ <= (1 - ln2/Q) gamma at the linear limit, below the bound anyway.
+# KKT residuals <= 1e-9). On symmetric data gamma~ <= gamma <= (1+alpha)/4 gamma_lin exactly (Thm 4.2): only rounding
+# could cross the bound there.
 MARGIN_CERT_SLACK = 1e-6
 
 
