@@ -421,3 +421,29 @@ def test_margin_certificate_of_thm43():
     reached = np.ones((2, 2), bool)
     assert classify(fd, fd + 1, reached, 3e-2).tolist() == [1, 1]
     assert classify(fd, fd + 1, reached, 3e-2, certified=np.array([True, False])).tolist() == [0, 1]
+
+
+def test_linear_target_is_no_kkt_direction_when_the_support_vectors_share_a_label():
+    """thm4.3's probe: on gen.allpos_sv data whose linear support vectors all carry one label, no KKT-margin direction
+    computes c<w*, x>; never on symmetric data (the support vectors come in pairs of both labels). Another method on
+    one representation: the KKT residual LP of Def B.8 at theta_lin (and a good embedding of it) is far from 0 there,
+    and 0 on symmetric data."""
+    from theorems.lyu2021.sec4 import linear_target_not_kkt
+    from verify.numerics.margin import two_layer_kkt_residual
+
+    b = np.array([0.8, -0.5, 0.3])
+    seen = 0
+    for seed in range(8):
+        fa = F.gen_allpos_sv.build(np.random.default_rng(seed), **F.gen_allpos_sv.defaults)
+        fs = _sym(seed)
+        for fx, expect in ((fa, None), (fs, False)):
+            X, y = fx["X"], fx["y"]
+            w, g = svm(X, y)
+            wit = linear_target_not_kkt(X, y, w, g)
+            if expect is False:
+                assert wit is None
+            seen += wit is not None
+            for W, a in (linear_net(w, 2), embed(b, *linear_net(w, 2))):
+                r = two_layer_kkt_residual(W, a, X, y, alpha=0.5, tau_act=1e-6, tau_kink=1e-9).r_kkt
+                assert (r > 0.05) if wit is not None else (expect is not False or r < 1e-9)
+    assert seen >= 6

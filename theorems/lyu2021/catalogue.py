@@ -634,11 +634,6 @@ CANNOT_FAIL: dict[str, str] = {
               "refuted",
     "lemF.8": "as lemF.6: the late phase is the statement's domain; the mutated control is refuted",
     "thmF.9": "as lemF.6: the late phase is the statement's domain; the mutated control is refuted",
-    "thm4.3": "off Asm 4.1 (gen.allpos_sv) the probe ends undecided: at sigma 1e-5 and 1e-7 the good-bbar "
-              "seeds pass the linear classifier and fail (their margin rises above C gamma_lin), but at the "
-              "rerun scales 1e-20 and 1e-40 the flow stays at the one-sided saddle beyond every reachable "
-              "horizon, so 'for all sufficiently small sigma' stays undecided; the constant, exponent and "
-              "bad-bbar controls are refuted",
     "cor4.4": "off Asm 4.1 (sym.broken) the probe ends undecided: the good-bbar seeds reach a margin 1.168 "
               "times (1+alpha)/4 gamma_lin, so Thm 4.2's value is not the optimum there and the global max "
               "margin the conclusion is about is unknown (d = 3); the exponent and bad-bbar controls are "

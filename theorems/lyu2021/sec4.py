@@ -613,6 +613,26 @@ def judge_proof_event(fx, W0, a0, good, o, p, H, outcomes_at, ev):
     return o
 
 
+def linear_target_not_kkt(X, y, w_star, g_lin) -> dict | None:
+    """A witness that no KKT-margin direction (of any width) computes a positive multiple of <w*, x>, or None.
+
+    The active points of f = c<w*, x> (c > 0) are the linear support vectors (y_i <w*, x_i> = gamma_lin); the witness
+    is that they all carry one label s. Proof. f = alpha<sum_k a_k w_k, x> + (1-alpha) sum_d A(d) relu(<d, x>), A(d)
+    the sum of a_k ||w_k|| over the neurons of unit direction d; f linear forces A(d) + A(-d) = 0 (the functions |<d, x>|
+    of distinct lines are independent), and f != 0 some A(d) > 0: a neuron with a > 0 along d and one with a < 0
+    along -d. At a KKT point theta = sum_i lam_i dq_i (lam >= 0 on the active points, Clarke derivatives c_i in
+    [alpha, 1] at kinks) each nonzero neuron has w_k = a_k g_k, a_k = <w_k, g_k>, g_k = s sum_i lam_i c_ik x_i, so
+    ||g_k|| = 1 and g_k = d for both neurons. With P = sum over <d, x_i> > 0 of lam_i <d, x_i> >= 0 and N the same over
+    <d, x_i> < 0 (<= 0): <d, g> = 1 gives s(P + alpha N) = 1 and s(N + alpha P) = 1, so P = N = 0 for alpha < 1, a
+    contradiction. The active set is taken generously (relative 1e-6 above gamma_lin): more points only make the
+    condition harder to meet. On symmetric data (Asm 4.1) the support vectors come in pairs x, -x of both labels."""
+    q = y * (X @ w_star)
+    act = np.flatnonzero(q <= g_lin * (1 + 1e-6))
+    if len(set(y[act].tolist())) != 1:
+        return None
+    return {"support_vectors": act, "support_label": float(y[act[0]])}
+
+
 def _seed_counts(o):
     """(successes, decided, undecided) from per-seed outcomes 1 / 0 / -1."""
     return int(np.sum(o == 1)), int(np.sum(o >= 0)), int(np.sum(o == -1))
@@ -641,7 +661,10 @@ def _seed_counts(o):
                  "counted neither way (judge_binomial(undecided=)). Power: the exponent-m control (1 - 2^-m) must be "
                  "refuted. 'For all sufficiently small sigma_init' through the proof's event (a good bbar): P(event) vs "
                  "1 - 2^-(m-1) exactly from the inits, and 'event => success' seed by seed, a good-bbar seed that fails "
-                 "rerun at sigma = 1e-20 and 1e-40 before it counts. Extremes: m = 2 (minimum), "
+                 "rerun at sigma = 1e-20 and 1e-40 before it counts. Off Asm 4.1 (the probe), when every linear "
+                 "support vector carries one label (gen.allpos_sv), no KKT-margin direction computes C<w*,x> "
+                 "(linear_target_not_kkt: a proof from the KKT conditions), so by Thm 3.1 no flow converges to it: "
+                 "P = 0 vs 1 - 2^-(m-1), the first horizons' seed outcomes recorded beside it. Extremes: m = 2 (minimum), "
                  "alpha in {0.05, 0.9}, nearly collinear data, a large output-init scale. Seeds left undecided at the "
                  "last horizon are continued to 4x and 16x that horizon, and those still undecided alone to 64x and "
                  "256x it (standard, thorough; as cor4.4). " + SLOW_ESCAPE_WHY,
@@ -668,6 +691,9 @@ def thm4_3(fx):
         return np.where(o1 == o2, o2, -1), fd1, rho1, o1, o2      # decided only when both init scales agree
 
     o, fd1, rho1, o1, o2 = outcomes(runs)
+    witness = None if holds(symmetric, fx) else linear_target_not_kkt(X, y, w_star, g_lin)
+    if witness is not None:
+        return _not_kkt_probe(fx, witness, o, runs, X, y, al, C * g_lin, p, ev)
     undecided_first = int(np.sum(o == -1))
     if undecided_first and not quick:            # longer horizons before any seed is left undecided
         H = H + [H[-1] * 4, H[-1] * 16]
@@ -700,6 +726,25 @@ def thm4_3(fx):
     ev.add_series("margin ratio gamma / ((1+alpha)/4 gamma_lin) per seed (larger sigma)", H,
                   {f"seed {k} ({'good' if good[k] else 'bad'} bbar)": rho1[:, k] for k in range(min(B, 6))},
                   xlabel="margin horizon Q", logx=True)
+    return ev
+
+
+def _not_kkt_probe(fx, witness, o, runs, X, y, al, target_margin, p, ev) -> Evidence:
+    """thm4.3 off Asm 4.1 where C<w*, x> is no KKT-margin direction (:func:`linear_target_not_kkt`): a flow with
+    f_inf = C<w*, x> has margins bounded below by a positive multiple of ||theta||^2 in the end, so d||theta||^2/dt =
+    (4/n) sum_i -l'(q_i) q_i stays positive and bounded away from 0 while the norm is bounded: the norm grows without
+    bound, the loss falls below ln2/n, and from there its direction converges to a KKT-margin direction (Thm 3.1), a
+    contradiction. So f_inf = C<w*, x> has probability 0 at every init scale. The first horizons' outcomes are
+    recorded beside it (another method, not judged)."""
+    cert = np.logical_and(*[margin_certified(r, X, y, al, target_margin) for r in runs])
+    ev.ge("P(f_inf = C<w*,x>): 0 for every sigma, C<w*,x> being no KKT-margin direction (limits are, Thm 3.1)", 0.0,
+          p, rtol=0.0, room=None,
+          detail=f"the support vectors {witness['support_vectors'].tolist()} all have label "
+                 f"{witness['support_label']:+.0f}, so a KKT point computing c<w*, x> would need (1 - alpha)(P - N) = 0 "
+                 f"with P >= 0 >= N and P + alpha N = 1 (alpha = {al}): linear_target_not_kkt")
+    ev.record(**{k: v for k, v in witness.items()}, seeds=len(o), first_horizons_successes=int(np.sum(o == 1)),
+              first_horizons_failures=int(np.sum(o == 0)), first_horizons_undecided=int(np.sum(o == -1)),
+              first_horizons_margin_certified_failures=int(cert.sum()))
     return ev
 
 
