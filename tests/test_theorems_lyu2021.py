@@ -447,3 +447,27 @@ def test_linear_target_is_no_kkt_direction_when_the_support_vectors_share_a_labe
                 r = two_layer_kkt_residual(W, a, X, y, alpha=0.5, tau_act=1e-6, tau_kink=1e-9).r_kkt
                 assert (r > 0.05) if wit is not None else (expect is not False or r < 1e-9)
     assert seen >= 6
+
+
+def test_thm43_probe_records_whether_the_kkt_witness_is_present():
+    """gen.allpos_sv does not guarantee that every linear support vector carries one label: at rng seeds 9 and 10 a
+    support vector of each label. thm4.3 records which path decides its probe (linear_sv_one_label) and, without the
+    witness, notes that the probe is judged by simulation; with it, the nearest opposite-label point's margin ratio
+    is recorded and exceeds 1."""
+    from theorems.lyu2021.sec4 import WITNESS_ABSENT, _kkt_witness
+    from verify import Evidence
+
+    for seed, present in ((0, True), (9, False), (10, False)):
+        fa = F.gen_allpos_sv.build(np.random.default_rng(seed), **F.gen_allpos_sv.defaults)
+        X, y = fa["X"], fa["y"]
+        w, g = svm(X, y)
+        ev = Evidence()
+        wit = _kkt_witness(X, y, w, g, ev)
+        assert ev.quantities["linear_sv_one_label"] is present
+        assert (WITNESS_ABSENT in ev.notes) is not present
+        assert (wit is not None) is present
+        if present:
+            assert wit["opposite_label_margin_ratio"] > 1
+        else:       # a support vector (margin gamma_lin) of each label
+            sv = y * (X @ w) <= g * (1 + 1e-6)
+            assert set(y[sv].tolist()) == {-1.0, 1.0}
