@@ -378,3 +378,96 @@ def test_cone_statements_take_lambda0_plus_as_defined_and_the_closed_form_bound_
     P3 = np.random.default_rng(2).normal(size=(20000, 3))
     P3 /= np.linalg.norm(P3, axis=1, keepdims=True)
     assert float(np.max(G_value(P3, Z, yz, 0.3))) <= cone_G_max(Z, yz, 0.3) * (1 + 1e-12)
+
+
+def test_margin_certificate_of_thm43():
+    """thm4.3's failure certificate: the smoothed normalised margin l^-1(nL)/||theta||^2 (batched, as late_phase's
+    scalar one, below the normalised margin) above C gamma_lin. On symmetric data it never fires (Thm 4.2), not even
+    at the linear maximiser; on gen.allpos_sv data the one-sided net (1/2)phi(<w*, x>) has a larger margin and is
+    certified, and a certified seed fails although its distance would call it a success."""
+    from theorems.lyu2021.dynamics import HorizonRun
+    from theorems.lyu2021.late_phase import smoothed_margin
+    from theorems.lyu2021.sec4 import classify, margin_certified, smoothed_normalized_margin
+
+    def run_of(Ws, As):
+        W, a = np.stack(Ws)[None], np.stack(As)[None]
+        return HorizonRun(np.array([1.0]), W, a, np.ones((1, len(Ws)), bool), np.zeros((1, len(Ws)), int))
+
+    rng = np.random.default_rng(3)
+    fx = _sym(4)
+    X, y, al = fx["X"], fx["y"], 0.5
+    w, g = svm(X, y)
+    Wl, al_ = linear_net(w, 3)
+    W, a = Wl + 0.05 * rng.normal(size=(5, 3, 3)), al_ + 0.05 * rng.normal(size=(5, 3))
+    for s in (3.0, 30.0, 300.0):        # nL from about 1 down to ~e^-100
+        g_b = smoothed_normalized_margin(s * W, s * a, X, y, al)
+        with np.errstate(over="ignore"):     # a net with a negative margin: nL overflows, gamma~ = -inf in both
+            g_s = [smoothed_margin(s * W[k], s * a[k], X, y, al)[0] for k in range(5)]
+        assert np.allclose(g_b, g_s, rtol=1e-12, atol=0)
+        assert np.all(g_b <= normalized_margin(s * W, s * a, X, y, al))
+    for s in (1.0, 1e2, 1e4, 1e6):      # the linear maximiser at growing scale: gamma~ -> C gamma_lin from below
+        Ws = [s * Wl] + [s * (Wl + 1e-3 * rng.normal(size=Wl.shape)) for _ in range(3)]
+        As = [s * al_] + [s * (al_ + 1e-3 * rng.normal(size=3)) for _ in range(3)]
+        assert not margin_certified(run_of(Ws, As), X, y, al, (1 + al) / 4 * g).any()
+    fa = F.gen_allpos_sv.build(np.random.default_rng(0), **F.gen_allpos_sv.defaults)
+    Xa, ya = fa["X"], fa["y"]
+    wa, ga = svm(Xa, ya)
+    one_sided = (np.stack([wa, 0 * wa]) / np.sqrt(2), np.array([1.0, 0.0]) / np.sqrt(2))   # (1/2)phi(<w*, x>)
+    lin = linear_net(wa, 2)
+    cert = margin_certified(run_of([1e4 * one_sided[0], 1e4 * lin[0]], [1e4 * one_sided[1], 1e4 * lin[1]]),
+                            Xa, ya, al, (1 + al) / 4 * ga)
+    assert cert.tolist() == [True, False]
+    fd = np.array([[0.02, 0.02], [0.01, 0.01]])          # both within tol = 3e-2 and shrinking
+    reached = np.ones((2, 2), bool)
+    assert classify(fd, fd + 1, reached, 3e-2).tolist() == [1, 1]
+    assert classify(fd, fd + 1, reached, 3e-2, certified=np.array([True, False])).tolist() == [0, 1]
+
+
+def test_linear_target_is_no_kkt_direction_when_the_support_vectors_share_a_label():
+    """thm4.3's probe: on gen.allpos_sv data whose linear support vectors all carry one label, no KKT-margin direction
+    computes c<w*, x>; never on symmetric data (the support vectors come in pairs of both labels). Another method on
+    one representation: the KKT residual LP of Def B.8 at theta_lin (and a good embedding of it) is far from 0 there,
+    and 0 on symmetric data."""
+    from theorems.lyu2021.sec4 import linear_target_not_kkt
+    from verify.numerics.margin import two_layer_kkt_residual
+
+    b = np.array([0.8, -0.5, 0.3])
+    seen = 0
+    for seed in range(8):
+        fa = F.gen_allpos_sv.build(np.random.default_rng(seed), **F.gen_allpos_sv.defaults)
+        fs = _sym(seed)
+        for fx, expect in ((fa, None), (fs, False)):
+            X, y = fx["X"], fx["y"]
+            w, g = svm(X, y)
+            wit = linear_target_not_kkt(X, y, w, g)
+            if expect is False:
+                assert wit is None
+            seen += wit is not None
+            for W, a in (linear_net(w, 2), embed(b, *linear_net(w, 2))):
+                r = two_layer_kkt_residual(W, a, X, y, alpha=0.5, tau_act=1e-6, tau_kink=1e-9).r_kkt
+                assert (r > 0.05) if wit is not None else (expect is not False or r < 1e-9)
+    assert seen >= 6
+
+
+def test_thm43_probe_records_whether_the_kkt_witness_is_present():
+    """gen.allpos_sv does not guarantee that every linear support vector carries one label: at rng seeds 9 and 10 a
+    support vector of each label. thm4.3 records which path decides its probe (linear_sv_one_label) and, without the
+    witness, notes that the probe is judged by simulation; with it, the nearest opposite-label point's margin ratio
+    is recorded and exceeds 1."""
+    from theorems.lyu2021.sec4 import WITNESS_ABSENT, _kkt_witness
+    from verify import Evidence
+
+    for seed, present in ((0, True), (9, False), (10, False)):
+        fa = F.gen_allpos_sv.build(np.random.default_rng(seed), **F.gen_allpos_sv.defaults)
+        X, y = fa["X"], fa["y"]
+        w, g = svm(X, y)
+        ev = Evidence()
+        wit = _kkt_witness(X, y, w, g, ev)
+        assert ev.quantities["linear_sv_one_label"] is present
+        assert (WITNESS_ABSENT in ev.notes) is not present
+        assert (wit is not None) is present
+        if present:
+            assert wit["opposite_label_margin_ratio"] > 1
+        else:       # a support vector (margin gamma_lin) of each label
+            sv = y * (X @ w) <= g * (1 + 1e-6)
+            assert set(y[sv].tolist()) == {-1.0, 1.0}

@@ -634,10 +634,10 @@ CANNOT_FAIL: dict[str, str] = {
               "refuted",
     "lemF.8": "as lemF.6: the late phase is the statement's domain; the mutated control is refuted",
     "thmF.9": "as lemF.6: the late phase is the statement's domain; the mutated control is refuted",
-    "thm4.3": "off Asm 4.1 (gen.allpos_sv) the probe ends undecided (most seeds do not settle within "
-              "the horizons); the constant, exponent and bad-bbar controls are refuted",
-    "cor4.4": "off Asm 4.1 (sym.broken) the probe ends undecided (39 of 48 seeds do not settle); the "
-              "exponent and bad-bbar controls are refuted",
+    "cor4.4": "off Asm 4.1 (sym.broken) the probe ends undecided: seeds reach a smoothed margin above "
+              "(1+alpha)/4 gamma_lin (the measured ratio is in the record, max_smoothed_margin_ratio), so Thm "
+              "4.2's value is not the optimum there and the global max margin the conclusion is about is not "
+              "known (d = 3); the exponent and bad-bbar controls are refuted",
     "thm6.2.suboptimal": "a property of the hinted construction (K > 2 eps/(1-alpha)); its controls claim the "
                          "opposite and are refuted",
     "thmG.11": "a local maximality on the hinted data under A.5; the directed perturbation control is "
