@@ -532,6 +532,30 @@ def test_log_axis_ticks_are_plain_text_powers_of_ten():
     assert "mathdefault" not in svg and ">10\u207b\u00b2<" in svg and ">10\u00b3<" in svg   # both axes
 
 
+def test_wide_log_axes_draw_no_minor_ticks_narrow_ones_keep_them():
+    """Past MINOR_TICK_DECADES decades a log axis has no minor ticks (matplotlib left them unlabelled there);
+    within one decade the minor ticks, which then carry the only labels, stay."""
+    from matplotlib.backends.backend_svg import FigureCanvasSVG
+    from matplotlib.figure import Figure
+
+    from verify.report.plots import MINOR_TICK_DECADES, _text_log_axis
+
+    def minor_ticks(lo, hi):
+        fig = Figure()
+        FigureCanvasSVG(fig)
+        ax = fig.add_subplot()
+        ax.plot([1, 2], [lo, hi])
+        ax.set_yscale("log")
+        _text_log_axis(ax.yaxis)
+        ax.set_ylim(lo, hi)
+        return ax.yaxis.get_minorticklocs()
+
+    assert len(minor_ticks(1e-12, 1.0)) == 0
+    assert len(minor_ticks(1.0, 10.0 ** (MINOR_TICK_DECADES + 0.5))) == 0
+    narrow = minor_ticks(2.0, 8.0)
+    assert sum(2.0 <= t <= 8.0 for t in narrow) >= 3
+
+
 def test_errata_markdown_download_is_its_folded_copy():
     from html import unescape
     from urllib.parse import unquote
