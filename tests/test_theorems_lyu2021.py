@@ -471,3 +471,45 @@ def test_thm43_probe_records_whether_the_kkt_witness_is_present():
         else:       # a support vector (margin gamma_lin) of each label
             sv = y * (X @ w) <= g * (1 + 1e-6)
             assert set(y[sv].tolist()) == {-1.0, 1.0}
+
+
+def test_extend_runs_continues_only_the_masked_seeds_of_each_run():
+    """thm4.3 continues a seed certified in one run (one init scale) only in the others: extend_runs takes one mask
+    per run. Masked-out seeds stay unreached (NaN) at the new horizon; the masked ones equal the same continuation
+    run on them alone, bit for bit."""
+    from theorems.lyu2021.sec4 import extend_runs
+
+    fx = _sym(1)
+    X, y, al = fx["X"], fx["y"], 0.5
+    w, _ = svm(X, y)
+    Wl, al_ = linear_net(w, 2)
+    rng = np.random.default_rng(5)
+    runs = [ngd_horizons(Wl + 0.1 * rng.normal(size=(4, 2, 3)), al_ + 0.1 * rng.normal(size=(4, 2)), X, y, al,
+                         [1.0, 2.0]) for _ in range(2)]
+    masks = [np.array([True, False, True, False]), np.array([False, False, False, True])]
+    out = extend_runs({"X": X, "y": y, "alpha": al}, runs, [4.0], only=masks)
+    for run, ext, mask in zip(runs, out, masks):
+        assert np.array_equal(ext.reached[-1], mask & run.reached[-1]) and mask.sum() == ext.reached[-1].sum()
+        assert np.all(np.isnan(ext.W[-1][~mask]))
+        alone = ngd_horizons(run.W[-1][mask], run.a[-1][mask], X, y, al, [4.0])
+        assert np.array_equal(ext.W[-1][mask], alone.W[-1]) and np.array_equal(ext.steps[-1][mask], alone.steps[-1])
+    with pytest.raises(ValueError):            # one mask per run, no fewer
+        extend_runs({"X": X, "y": y, "alpha": al}, runs, [4.0], only=masks[:1])
+
+
+def test_cor44_probe_off_asm41_stops_undecided_once_thm42s_value_is_beaten():
+    """cor4.4 off Asm 4.1 (sym.broken): seeds whose smoothed normalised margin exceeds (1+alpha)/4 gamma_lin show
+    that Thm 4.2's value is not the optimum there, so the probe stops undecided before judging any seed against it
+    (no horizon record); on symmetric data that stop never happens and the seeds are judged."""
+    import verify
+
+    res = verify.check("lyu2021.cor4.4", task="5.0")
+    (rec,) = [r for r in res.results("lyu2021.cor4.4") if r["task_id"] == "5.0"]
+    q = rec["evidence"]["quantities"]
+    assert rec["verdict"] == "vacuous" and rec["probe"] == "undecided"
+    assert q["seeds_above_thm42_margin"] > 0 and q["max_smoothed_margin_ratio"] > 1
+    assert "last_horizon" not in q and "not the global optimum" in rec["evidence"]["outcome_reason"]
+    res = verify.check("lyu2021.cor4.4", task="0.0")
+    (sym,) = [r for r in res.results("lyu2021.cor4.4") if r["task_id"] == "0.0"]
+    assert sym["verdict"] == "pass" and "seeds_above_thm42_margin" not in sym["evidence"]["quantities"]
+    assert "last_horizon" in sym["evidence"]["quantities"]
