@@ -381,13 +381,13 @@ def test_cone_statements_take_lambda0_plus_as_defined_and_the_closed_form_bound_
 
 
 def test_margin_certificate_of_thm43():
-    """thm4.3's failure certificate: the smoothed normalised margin l^-1(nL)/||theta||^2 (batched, as late_phase's
-    scalar one, below the normalised margin) above C gamma_lin. On symmetric data it never fires (Thm 4.2), not even
+    """thm4.3's failure certificate: the smoothed normalised margin l^-1(nL)/||theta||^2 (batched; against the
+    formula written out, and below the normalised margin) above C gamma_lin. On symmetric data it never fires (Thm 4.2), not even
     at the linear maximiser; on gen.allpos_sv data the one-sided net (1/2)phi(<w*, x>) has a larger margin and is
     certified, and a certified seed fails although its distance would call it a success."""
     from theorems.lyu2021.dynamics import HorizonRun
-    from theorems.lyu2021.late_phase import smoothed_margin
     from theorems.lyu2021.sec4 import classify, margin_certified, smoothed_normalized_margin
+    from verify.numerics.nets import log_loss, margins
 
     def run_of(Ws, As):
         W, a = np.stack(Ws)[None], np.stack(As)[None]
@@ -401,9 +401,13 @@ def test_margin_certificate_of_thm43():
     W, a = Wl + 0.05 * rng.normal(size=(5, 3, 3)), al_ + 0.05 * rng.normal(size=(5, 3))
     for s in (3.0, 30.0, 300.0):        # nL from about 1 down to ~e^-100
         g_b = smoothed_normalized_margin(s * W, s * a, X, y, al)
-        with np.errstate(over="ignore"):     # a net with a negative margin: nL overflows, gamma~ = -inf in both
-            g_s = [smoothed_margin(s * W[k], s * a[k], X, y, al)[0] for k in range(5)]
-        assert np.allclose(g_b, g_s, rtol=1e-12, atol=0)
+        with np.errstate(over="ignore", divide="ignore"):
+            # the formula directly, in extended precision (e^-1000 does not underflow there)
+            lnl = [np.longdouble(log_loss(margins(s * W[k], s * a[k], X, y, al))) for k in range(5)]
+            g_s = [float(-np.log(np.expm1(len(y) * np.exp(v)))) / (np.sum((s * W[k]) ** 2) + np.sum((s * a[k]) ** 2))
+                   for k, v in enumerate(lnl)]
+        fin = np.isfinite(g_b)       # -inf where nL overflows in double precision: the true value is negative there
+        assert np.allclose(g_b[fin], np.array(g_s)[fin], rtol=1e-12, atol=0) and np.all(np.array(g_s)[~fin] < 0)
         assert np.all(g_b <= normalized_margin(s * W, s * a, X, y, al))
     for s in (1.0, 1e2, 1e4, 1e6):      # the linear maximiser at growing scale: gamma~ -> C gamma_lin from below
         Ws = [s * Wl] + [s * (Wl + 1e-3 * rng.normal(size=Wl.shape)) for _ in range(3)]

@@ -18,7 +18,7 @@ from . import catalogue as cat
 from .common import svm
 from .dynamics import IntegratorStalled, flow_margin_horizons, inconclusive_on_stall
 from .hyps import holds
-from .sec4 import GLOBAL_MAX, small_loss, start_family
+from .sec4 import GLOBAL_MAX, small_loss, smoothed_margin_terms, start_family
 
 
 def _log_nl(W, a, X, y, alpha) -> float:
@@ -26,12 +26,9 @@ def _log_nl(W, a, X, y, alpha) -> float:
 
 
 def smoothed_margin(W, a, X, y, alpha):
-    """(gamma~, alpha~) with alpha~ = l^{-1}(nL) = -log(expm1(nL)), from log(nL) (no underflow at huge margins:
-    for nL < 1e-8, alpha~ = -log(nL) - nL/2 to double precision)."""
-    lnl = _log_nl(W, a, X, y, alpha)
-    nL = float(np.exp(lnl))
-    al = -float(np.log(np.expm1(nL))) if nL > 1e-8 else -lnl - nL / 2
-    return al / float(np.sum(W ** 2) + np.sum(a ** 2)), al
+    """(gamma~, alpha~) of one network, alpha~ = l^{-1}(nL) = -log(expm1(nL)) (sec4.smoothed_margin_terms)."""
+    g, al = smoothed_margin_terms(W, a, X, y, alpha)
+    return float(g), float(al)
 
 
 def velocity_and_grad_gamma(W, a, X, y, alpha):

@@ -471,15 +471,21 @@ def minority_share(W, a):
     return np.minimum(pos, neg) / (pos + neg)
 
 
-def smoothed_normalized_margin(W, a, X, y, alpha) -> np.ndarray:
-    """gamma~(theta) = l^{-1}(n L(theta)) / ||theta||^2, l^{-1}(u) = -log(e^u - 1) (Lyu & Li 2020; App. F.2), batched
-    over the leading axes of (W, a); from log(nL), so no underflow at huge margins (for nL < 1e-8, l^{-1}(nL) =
-    -log(nL) - nL/2 to double precision)."""
+def smoothed_margin_terms(W, a, X, y, alpha) -> tuple[np.ndarray, np.ndarray]:
+    """(gamma~, alpha~): alpha~ = l^{-1}(n L(theta)), l^{-1}(u) = -log(e^u - 1), and the smoothed normalised margin
+    gamma~ = alpha~ / ||theta||^2 (Lyu & Li 2020; App. F.2), batched over the leading axes of (W, a); from log(nL), so
+    no underflow at huge margins (for nL < 1e-8, l^{-1}(nL) = -log(nL) - nL/2 to double precision). The late phase's
+    claims (late_phase.smoothed_margin) read it one network at a time."""
     lnl = np.asarray(log_loss(margins(W, a, X, y, alpha)), dtype=float) + np.log(len(y))
     nL = np.exp(lnl)
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):    # nL -> inf (negative margins): -inf
         al = np.where(nL > 1e-8, -np.log(np.expm1(np.maximum(nL, 1e-8))), -lnl - nL / 2)
-    return al / parameter_norm_sq(W, a)
+    return al / parameter_norm_sq(W, a), al
+
+
+def smoothed_normalized_margin(W, a, X, y, alpha) -> np.ndarray:
+    """gamma~(theta) of :func:`smoothed_margin_terms`, batched."""
+    return smoothed_margin_terms(W, a, X, y, alpha)[0]
 
 
 def margin_certified(run, X, y, alpha, target_margin) -> np.ndarray:
