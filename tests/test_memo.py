@@ -94,3 +94,25 @@ def test_pool_runs_an_erratums_two_claims_on_one_fixture_in_one_worker(tmp_path)
         p, a, d = (x["evidence"]["quantities"] for x in (printed, amended, reading))
         assert a["pid"] == d["pid"] == p["pid"] and a["reused"] is d["reused"] is True and p["reused"] is False
         assert a["value"] == d["value"] == p["value"]
+
+
+def test_in_process_runs_the_tasks_of_one_fixture_one_after_another(tmp_path):
+    # in the order planned, all of shared.norm's tasks come before its amended claim's and the reading's: a memo of
+    # a few entries would have lost the first by then (min2024.exp.fig5's readings recomputed its GD runs)
+    r = subprocess.run([sys.executable, "-m", "verify", "--no-builtin", "run",
+                        str(ROOT / "tests" / "claimfiles" / "shared_fixture.py"), "--out", str(tmp_path),
+                        "--profile", "quick", "--quiet", "--no-report", "--executor", "inprocess"],
+                       env={**__import__("os").environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
+                       timeout=240)
+    assert r.returncode in (0, 1), r.stderr
+    recs = [json.loads(x) for x in (tmp_path / "records.jsonl").read_text().splitlines()]
+    order = [(x["claim"], x["seed"], x["fixture_kind"], x["mutation"]) for x in recs if x["type"] == "result"]
+    assert len(order) == len(set(order)) == 3 * 7  # three claims, 6 random seeds and a negative each
+    firsts: list = []
+    for claim_id, seed, kind, mutation in order:
+        key = (seed, kind, mutation)
+        if key not in firsts:
+            firsts.append(key)
+        else:  # a later task on a fixture follows the earlier ones at once
+            assert firsts[-1] == key, (claim_id, key)
+    assert order[0][0] == "shared.norm" and order[1][0] == "shared.norm.amended"
