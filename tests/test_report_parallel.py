@@ -26,7 +26,7 @@ def curve(name: str, k: int, *, logy: bool = False) -> dict:
 
 
 def records(bad: str = "") -> list[dict]:
-    """Three claims with several plotted series each (passing, refuting and control fixtures on one plot, one
+    """Three claims with several plotted series each, of the same names (passing, refuting and control fixtures on one plot, one
     claim past the per-claim and per-plot caps), and optionally a series named ``bad``."""
     recs: list[dict] = [{"type": "run", "run_id": "r1", "profile": "quick", "seed": 0, "selectors": ["toy"]}]
     for c in range(3):
@@ -35,10 +35,10 @@ def records(bad: str = "") -> list[dict]:
         n_series = MAX_PLOTS_PER_CLAIM + 2 if c == 0 else 2
         n_fixtures = MAX_FIXTURES_PER_PLOT + 1 if c == 1 else 3
         for f in range(n_fixtures):
-            names = [f"s{k} of {cid}" for k in range(n_series)] + ([bad] if bad and c == 2 else [])
+            names = [f"s{k}" for k in range(n_series)] + ([bad] if bad and c == 2 else [])  # alike in every claim
             verdict, kind = (S.REFUTED, S.NEGATIVE) if f == 2 else (S.PASS, S.RANDOM)
             recs.append(result_line(cid, f"{f}.0", verdict, kind=kind, seed=f,
-                                    series=[curve(n, k + f, logy=k % 2 == 1) for k, n in enumerate(names)]))
+                                    series=[curve(n, k + f + 10 * c, logy=k % 2 == 1) for k, n in enumerate(names)]))
     return recs
 
 

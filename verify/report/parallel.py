@@ -21,9 +21,7 @@ import threading
 from concurrent.futures import Future, ProcessPoolExecutor
 from types import TracebackType
 
-from .plots import draw_plot
-
-Members = list[tuple[dict, dict]]
+from .plots import Members, draw_plot
 
 _JOBS: list[tuple[str, Members]] = []  # in a worker: the plots of the report, by index
 
@@ -75,7 +73,7 @@ class DrawAhead:
 
     def __init__(self, plots: list[tuple[str, Members]], jobs: int) -> None:
         self._ahead: dict[tuple, tuple[Members, Future]] = {}
-        self._pool = None
+        self._pool: ProcessPoolExecutor | None = None
         workers = min(jobs, len(plots))
         if workers < 2:
             return

@@ -305,26 +305,29 @@ def svg_data_uri(svg: str) -> str:
     return data_uri(svg, "image/svg+xml")
 
 
-def draw_plot(name: str, members: list[tuple[dict, dict]]) -> tuple[str, int]:
+Members = list[tuple[dict, dict]]
+"""The (fixture result, series) pairs drawn on one plot."""
+
+
+def draw_plot(name: str, members: Members) -> tuple[str, int]:
     """The plot of the series ``name`` as minified SVG, and its compressed size (what the budget counts)."""
     svg = minify_svg(render_series(name, members))
     return svg, len(gzip.compress(svg.encode("utf-8"), compresslevel=6))
 
 
-Draw = Callable[[str, list[tuple[dict, dict]]], tuple[str, int]]
+Draw = Callable[[str, Members], tuple[str, int]]
 """What draws a plot for :func:`claim_plots`: :func:`draw_plot`, or drawings made ahead (in
 :class:`verify.report.parallel.DrawAhead`) that must give the same result."""
 
 
-def _series_plan(groups: dict[str, list[tuple[dict, dict]]],
-                 max_plots: int) -> Iterator[tuple[str, list[tuple[dict, dict]] | None]]:
+def _series_plan(groups: dict[str, Members], max_plots: int) -> Iterator[tuple[str, Members | None]]:
     """The series of one claim in the order plotted: (name, the fixtures drawn) for the first ``max_plots``,
     (name, None) for the series past the claim's cap."""
     for k, (name, members) in enumerate(groups.items()):
         yield name, members[:MAX_FIXTURES_PER_PLOT] if k < max_plots else None
 
 
-def plot_jobs(results: list[dict], *, max_plots: int = MAX_PLOTS_PER_CLAIM) -> list[tuple[str, list[tuple[dict, dict]]]]:
+def plot_jobs(results: list[dict], *, max_plots: int = MAX_PLOTS_PER_CLAIM) -> list[tuple[str, Members]]:
     """The (series name, fixtures drawn) of every plot :func:`claim_plots` draws for one claim's ``results``
     while the report's budget lasts, in its order: the plots a report may draw ahead."""
     return [(name, members) for name, members in _series_plan(_series_groups(results), max_plots)
