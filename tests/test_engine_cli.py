@@ -129,6 +129,7 @@ def test_debug_shows_traceback(tmp_path):
     (["show", "no.such.claim"], "unknown claim 'no.such.claim'"),
     (["list", "--paper", "nobody2099", str(EXAMPLE)], "no such paper"),
     (["run", "missing_file.py"], "no such claim file"),
+    (["report", "records.jsonl", "-o", "r.html", "--jobs", "0"], "--jobs must be at least 1, got 0"),
 ])
 def test_bad_arguments_exit_2(tmp_path, args, message):
     r = verify(*args, "--out", tmp_path / "o") if args[0] == "run" else verify(*args)

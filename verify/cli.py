@@ -86,6 +86,9 @@ def _parser() -> argparse.ArgumentParser:
     rp = sub.add_parser("report", parents=[common], help="render an HTML report from records files (merged)")
     rp.add_argument("records", nargs="+")
     rp.add_argument("-o", "--output", required=True)
+    rp.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                    help=f"processes drawing the plots (default: the number of CPUs, {os.cpu_count() or 1} here); "
+                         "the report is the same whatever their number")
 
     d = sub.add_parser("diff", parents=[common], help="compare two records files; exit 1 on a regression")
     d.add_argument("old")
@@ -274,10 +277,12 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from .records import merge
 
+    if args.jobs < 1:
+        raise UsageError(f"--jobs must be at least 1, got {args.jobs}")
     records = merge(args.records)
     from .report import render_report
 
-    path = render_report(records, args.output)
+    path = render_report(records, args.output, jobs=args.jobs)
     print(f"report: {path}")
     return 0
 

@@ -734,7 +734,7 @@ def _run_locked(claims: Sequence[Claim], planned: list[Task], *, profile: str, s
         report_path = None
         if report:
             try:
-                report_path = _render_safely(records_path, out / "report.html")
+                report_path = _render_safely(records_path, out / "report.html", jobs)
             except KeyboardInterrupt:
                 interrupted = True
                 signum = signum or interrupts.signum or signal.SIGINT
@@ -780,13 +780,13 @@ def source_commit() -> str | None:
     return head.stdout.strip() + ("+dirty" if dirty else "")
 
 
-def _render_safely(records_path: Path, target: Path) -> Path | None:
-    """Render the report; a failure of the renderer must not lose the run, so it is reported and the
-    records stay for ``verify report``."""
+def _render_safely(records_path: Path, target: Path, jobs: int = 1) -> Path | None:
+    """Render the report (its plots drawn by ``jobs`` processes, the run's); a failure of the renderer must
+    not lose the run, so it is reported and the records stay for ``verify report``."""
     try:
         from .report import render_report
 
-        return render_report(read_records(records_path), target)
+        return render_report(read_records(records_path), target, jobs=jobs)
     except Exception as exc:
         print(f"verify: warning: the report could not be rendered ({type(exc).__name__}: {exc}); "
               f"records are in {records_path}; retry with: verify report {records_path} -o {target}",

@@ -177,7 +177,7 @@ def hunt(claims: Sequence[Claim], *, budget_s: float | None = None, max_fixtures
     if report:
         from ..runner import _render_safely
 
-        report_path = _render_safely(out / "records.jsonl", out / "report.html")
+        report_path = _render_safely(out / "records.jsonl", out / "report.html", jobs)
     return HuntRun(out, out / "records.jsonl", outcomes, code, interrupted, found_files, report_path)
 
 

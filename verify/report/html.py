@@ -23,7 +23,7 @@ from .errata import errata_section_html
 from .graph import anchor, dependency_svg
 from .mathml import first_line, label_html, prose_html, text_html
 from .model import ClaimView, ReportModel
-from .plots import PlotBudget, claim_plots
+from .plots import Draw, PlotBudget, claim_plots, draw_plot
 from .script import SCRIPT
 from .theme import BANNER_ORDER, CSS, OVERVIEW_STATUSES, STATUS_COLOURS, slug, status_classes_css
 
@@ -584,8 +584,8 @@ def _same_sentence(a: str, b: str) -> bool:
     return bool(na and nb) and (na in nb or nb in na)
 
 
-def plots_html(v: ClaimView, budget: PlotBudget) -> str:
-    plots = claim_plots(v.results, budget)
+def plots_html(v: ClaimView, budget: PlotBudget, draw: Draw = draw_plot) -> str:
+    plots = claim_plots(v.results, budget, draw=draw)
     if not plots:
         return ""
     figs = "".join(
@@ -639,11 +639,11 @@ def _statement_html(v: ClaimView) -> str:
 
 
 def claim_section_html(v: ClaimView, model: ReportModel, budget: PlotBudget, *,
-                       store: LazyStore | None = None) -> str:
+                       store: LazyStore | None = None, draw: Draw = draw_plot) -> str:
     """One claim's card. With a ``store``, its body (statement, hypotheses, fixtures, evidence, plots)
     goes into the store, compressed, and is inflated by the page's script when the card is opened;
     without, the card is plain HTML (for a notebook, where scripts may not run). Folded, the card shows
-    its summary line either way."""
+    its summary line either way. ``draw`` draws its plots (:func:`verify.report.plots.claim_plots`)."""
     title = f" — {label_html(v.claim['title'])}" if v.claim.get("title") else ""
     statement = str(v.claim.get("statement") or "")
     evidence = "".join(_evidence_block(r, (model.run_label(r) + " ").lstrip()) for r in v.results)
@@ -652,7 +652,7 @@ def claim_section_html(v: ClaimView, model: ReportModel, budget: PlotBudget, *,
             f"{_kv_html(v)}<h4>Dependencies</h4>{_dependencies_html(v, model)}"
             f"<h4>Hypotheses and how each was checked</h4>{_hypotheses_html(v, model)}"
             f"<h4>Fixtures</h4>{_fixtures_html(v, model)}"
-            + (f"<h4>Evidence per fixture</h4>{evidence}" if evidence else "") + plots_html(v, budget))
+            + (f"<h4>Evidence per fixture</h4>{evidence}" if evidence else "") + plots_html(v, budget, draw))
     return (
         f'<details class="claim" id="claim-{escape(v.id)}" {_data_attrs(v)}>'
         f'<summary><span class="cid">{escape(v.id)}</span> <span class="muted">{escape(str(v.claim.get("kind", "")))}'
@@ -662,20 +662,22 @@ def claim_section_html(v: ClaimView, model: ReportModel, budget: PlotBudget, *,
         + "</details>")
 
 
-def details_html(model: ReportModel, budget: PlotBudget, *, store: LazyStore | None = None) -> str:
+def details_html(model: ReportModel, budget: PlotBudget, *, store: LazyStore | None = None,
+                 draw: Draw = draw_plot) -> str:
     parts = ['<section id="details"><h2>Claim details</h2>']
     for paper in model.papers:
         parts.append(f"<h3>{escape(paper)}</h3>")
-        parts.extend(claim_section_html(v, model, budget, store=store) for v in model.of_paper(paper))
+        parts.extend(claim_section_html(v, model, budget, store=store, draw=draw) for v in model.of_paper(paper))
     parts.append("</section>")
     return "".join(parts)
 
 
-def page_html(model: ReportModel, title: str, *, plot_budget: PlotBudget | None = None, lazy: bool = True) -> str:
+def page_html(model: ReportModel, title: str, *, plot_budget: PlotBudget | None = None, lazy: bool = True,
+              draw: Draw = draw_plot) -> str:
     budget = plot_budget or PlotBudget()
     store = LazyStore() if lazy else None
     main = (f"{banner_html(model)}{overview_html(model)}{errata_section_html(model, store=store)}"
-            f"{claim_table_html(model)}{graphs_html(model)}{details_html(model, budget, store=store)}")
+            f"{claim_table_html(model)}{graphs_html(model)}{details_html(model, budget, store=store, draw=draw)}")
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'

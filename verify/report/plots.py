@@ -16,6 +16,7 @@ import gzip
 import io
 import math
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -304,24 +305,55 @@ def svg_data_uri(svg: str) -> str:
     return data_uri(svg, "image/svg+xml")
 
 
-def claim_plots(results: list[dict], budget: PlotBudget, *, max_plots: int = MAX_PLOTS_PER_CLAIM) -> list[Plot]:
-    """The plots of one claim's evidence series, at most ``max_plots``, within ``budget``."""
+Members = list[tuple[dict, dict]]
+"""The (fixture result, series) pairs drawn on one plot."""
+
+
+def draw_plot(name: str, members: Members) -> tuple[str, int]:
+    """The plot of the series ``name`` as minified SVG, and its compressed size (what the budget counts)."""
+    svg = minify_svg(render_series(name, members))
+    return svg, len(gzip.compress(svg.encode("utf-8"), compresslevel=6))
+
+
+Draw = Callable[[str, Members], tuple[str, int]]
+"""What draws a plot for :func:`claim_plots`: :func:`draw_plot`, or drawings made ahead (in
+:class:`verify.report.parallel.DrawAhead`) that must give the same result."""
+
+
+def _series_plan(groups: dict[str, Members], max_plots: int) -> Iterator[tuple[str, Members | None]]:
+    """The series of one claim in the order plotted: (name, the fixtures drawn) for the first ``max_plots``,
+    (name, None) for the series past the claim's cap."""
+    for k, (name, members) in enumerate(groups.items()):
+        yield name, members[:MAX_FIXTURES_PER_PLOT] if k < max_plots else None
+
+
+def plot_jobs(results: list[dict], *, max_plots: int = MAX_PLOTS_PER_CLAIM) -> list[tuple[str, Members]]:
+    """The (series name, fixtures drawn) of every plot :func:`claim_plots` draws for one claim's ``results``
+    while the report's budget lasts, in its order: the plots a report may draw ahead."""
+    return [(name, members) for name, members in _series_plan(_series_groups(results), max_plots)
+            if members is not None]
+
+
+def claim_plots(results: list[dict], budget: PlotBudget, *, max_plots: int = MAX_PLOTS_PER_CLAIM,
+                draw: Draw = draw_plot) -> list[Plot]:
+    """The plots of one claim's evidence series, at most ``max_plots``, within ``budget`` (taken plot by
+    plot, in order)."""
     out: list[Plot] = []
     groups = _series_groups(results)
-    for k, (name, members) in enumerate(groups.items()):
+    for name, members in _series_plan(groups, max_plots):
         if budget.spent:
             out.append(Plot(name, None, "left out: the report's plot size budget is spent"))
             continue
-        if k >= max_plots:
+        if members is None:
             out.append(Plot(name, None, f"{len(groups) - max_plots} more series not drawn "
                                         f"(at most {max_plots} plots per claim)"))
             break
         try:
-            svg = minify_svg(render_series(name, members[:MAX_FIXTURES_PER_PLOT]))
+            svg, size = draw(name, members)
         except (ValueError, TypeError, OverflowError, RuntimeError) as e:
             out.append(Plot(name, None, f"could not draw: {e}"))
             continue
-        if not budget.take(len(gzip.compress(svg.encode("utf-8"), compresslevel=6))):
+        if not budget.take(size):
             out.append(Plot(name, None, "left out: the report's plot size budget is spent"))
             continue
         out.append(Plot(name, svg_data_uri(svg)))
