@@ -10,6 +10,9 @@ counts are compared within a few steps and their states to the integration toler
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -408,3 +411,50 @@ def test_region_field_with_several_sliding_planes(alpha, monkeypatch):
     # the sliding neurons' velocities are tangent to their planes (the projection is applied)
     for k, planes in [(0, [1, 4]), (2, [0, 3, 5])]:
         assert np.max(np.abs(model.E[planes] @ dV[k])) <= 1e-12 * np.linalg.norm(dV[k])
+
+
+def _jit_decorator(node) -> str | None:
+    for dec in node.decorator_list:
+        name = dec.id if isinstance(dec, ast.Name) else dec.attr if isinstance(dec, ast.Attribute) else None
+        if name in ("jit", "jit_callee", "jit_inline"):
+            return name
+    return None
+
+
+def test_kernels_without_a_python_entry_are_called_from_compiled_kernels_only():
+    # a jit_callee has no CPython wrapper: numba crashes the process (a segmentation fault, no exception) on a call
+    # from Python, so in its own module its name is used only in the bodies of compiled functions, and no other
+    # module reaches it (``_ode.name``, ``from ._ode import name``)
+    root = Path(__file__).resolve().parents[1]
+    files = [p for d in ("verify", "theorems", "fixtures", "tests", "tools", "benchmarks", "examples", "scripts")
+             for p in (root / d).rglob("*.py")]
+    trees = {p: ast.parse(p.read_text(), str(p)) for p in files}
+    callees = {p.stem: {n.name for n in ast.walk(t) if isinstance(n, ast.FunctionDef)
+                        and _jit_decorator(n) == "jit_callee"} for p, t in trees.items()}
+    callees = {mod: names for mod, names in callees.items() if names}
+    assert {"brent_event", "velocity"} <= callees["_ode"] and {"gradient_call", "lane_get"} <= callees["_kernels"]
+
+    bad = []
+
+    def visit(node, compiled: bool, own: set, where: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            inside = compiled
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                inside = isinstance(child, ast.FunctionDef) and _jit_decorator(child) is not None
+            hit = None
+            if isinstance(child, ast.Name) and child.id in own and not compiled:
+                hit = child.id
+            elif (isinstance(child, ast.Attribute) and isinstance(child.value, ast.Name)
+                  and child.attr in callees.get(child.value.id, ())):
+                hit = f"{child.value.id}.{child.attr}"
+            elif isinstance(child, ast.ImportFrom) and (child.module or "").split(".")[-1] in callees:
+                names = callees[(child.module or "").split(".")[-1]]
+                hit = ", ".join(a.name for a in child.names if a.name in names) or None
+            if hit:
+                bad.append(f"{where}:{child.lineno} {hit}")
+            visit(child, inside, own, where)
+
+    for p, t in trees.items():
+        visit(t, False, callees.get(p.stem, set()), str(p.relative_to(root)))
+    assert not bad, "kernels declared with jit_callee used outside compiled code (declare them with jit): " + \
+        ", ".join(bad)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import jit, jit_inline
+from ._jit import jit, jit_callee, jit_inline
 
 LOGE2 = 0.6931471805599453
 TINY = float(np.finfo(float).tiny)
@@ -92,7 +92,7 @@ def log_neg_derivative(kind, offsets, q):
 # One network: forward pass, loss, weights, gradient
 # ----------------------------------------------------------------------------------------------------------
 
-@jit
+@jit_callee
 def dot_into(A, B, out):
     """out = A B by BLAS.  A function of its own, so that the small-array path of its callers, which never
     reaches it, is compiled without the BLAS call's setup (measured: forward at m n d = 28 in 142 ns with
@@ -145,7 +145,7 @@ def forward(W, a, X, XT, y, alpha, Z, P, q):
         q[i] = y[i] * s
 
 
-@jit
+@jit_callee
 def log_loss(q, kind, offsets, log_count):
     """log L = logsumexp_i log l(q_i) - log_count (nets.log_loss)."""
     n = q.shape[0]
@@ -349,7 +349,7 @@ def min_of(q):
     return out
 
 
-@jit
+@jit_callee
 def gradient_call(W, a, X, XT, y, alpha, kink, kind, offsets, log_count, normalized, Z, P, q, work, c, dW, da):
     """Forward pass and gradient of one network into the work arrays (Z, P, q, work, c, dW, da); log L when
     ``normalized``, else NaN.
@@ -393,7 +393,7 @@ def gd_steps(W, a, X, y, lr, steps, alpha, kink, kind, offsets, log_count):
             descend(Wb, ab, dW, da, lr)
 
 
-@jit
+@jit_callee
 def workspace(m, n, d):
     """The work arrays of gradient_call for m neurons, n points, d dimensions: Z, P, q, work, c, dW, da."""
     return (np.empty((m, n)), np.empty((m, n)), np.empty(n), np.empty(n), np.empty(n), np.empty((m, d)),
@@ -638,7 +638,7 @@ def lanes_backward(Z, P, As, C, XT, alpha, kink, L, dWs, dAs):
                 dWs[j, k, ln] = -As[j, ln] * dWs[j, k, ln]
 
 
-@jit
+@jit_callee
 def lane_get(Ws, As, ln, Wb, ab):
     """Lane ``ln``'s network into Wb (m, d), ab (m)."""
     for j in range(Ws.shape[0]):
@@ -647,7 +647,7 @@ def lane_get(Ws, As, ln, Wb, ab):
         ab[j] = As[j, ln]
 
 
-@jit
+@jit_callee
 def lane_put(Ws, As, ln, Wb, ab):
     """Wb, ab into lane ``ln``."""
     for j in range(Ws.shape[0]):

@@ -20,7 +20,7 @@ import numpy as np
 from scipy.integrate._ivp import dop853_coefficients as _dop
 
 from . import _jit
-from ._jit import jit
+from ._jit import jit, jit_callee
 from ._kernels import log_neg_derivative, pmax
 
 N_STAGES = _dop.N_STAGES
@@ -283,7 +283,7 @@ def parts(theta, model, region, dV, dr, lam):
         dr[j] = signs[j] * uz
 
 
-@jit
+@jit_callee
 def velocity(theta, s, log_time, model, region, m, d, out, lam):
     """d theta / ds: the region's field, times e^s in log-time s = log(1 + t)."""
     dV = out[: m * d].reshape((m, d))
@@ -295,7 +295,7 @@ def velocity(theta, s, log_time, model, region, m, d, out, lam):
             out[i] = out[i] * es
 
 
-@jit
+@jit_callee
 def sliding_exit_value(lam):
     """The sliding-exit event function from the Filippov weights ``lam`` of a state: min over pairs of
     min(lam, 1 - lam)."""
@@ -307,7 +307,7 @@ def sliding_exit_value(lam):
     return best
 
 
-@jit
+@jit_callee
 def event_value(which, theta, model, region, m, d, lam):
     """The region's terminal event functions (both fire going down through 0): ``which`` 0, a crossing, is
     the min over free (neuron, plane) pairs of T <w, E_r> + off (1 when every pair slides); 1, a sliding
@@ -355,7 +355,7 @@ def event_value(which, theta, model, region, m, d, lam):
 # DOP853 (scipy.integrate._ivp.rk.DOP853, step by step)
 # ----------------------------------------------------------------------------------------------------------
 
-@jit
+@jit_callee
 def rms_norm(x, sqrt_n):
     s = 0.0
     for i in range(x.shape[0]):
@@ -384,7 +384,7 @@ def dense_eval(F, y_old, t_old, h, t, out):
         out[i] += y_old[i]
 
 
-@jit
+@jit_callee
 def brent_event(which, F, y_old, t_old, h, xa, xb, model, region, m, d, lam, ybuf):
     """scipy.optimize.brentq(event(t, sol(t)), xa, xb, xtol=rtol=4 eps, maxiter=100): (root, status)."""
     xtol = 4 * EPS
@@ -696,7 +696,7 @@ MAX_EVENTS, ZENO = -6, -7
 EVENT_KINDS = ("cross", "slide", "exit")
 
 
-@jit
+@jit_callee
 def region_weights(T, Cm, rep, sigma, alpha):
     """H_phi, H_free of the region with sides T and sliding flags Cm (``flow._RegionFlow``)."""
     m = T.shape[0]
@@ -714,7 +714,7 @@ def region_weights(T, Cm, rep, sigma, alpha):
     return H_phi, H_free
 
 
-@jit
+@jit_callee
 def build_region(T, Cm, rep, sigma, alpha, h_plus, h_minus, off, E):
     """The region tuple of ``flow._RegionFlow`` for sides T and sliding flags Cm."""
     m, R = T.shape
@@ -745,7 +745,7 @@ def build_region(T, Cm, rep, sigma, alpha, h_plus, h_minus, off, E):
             sliding_pinv(E, sptr, splane), off)
 
 
-@jit
+@jit_callee
 def with_sides(region, T, rep, sigma, alpha):
     """``region`` with sides T (its sliding flags, and so its sliding pairs and pseudo-inverses, kept)."""
     H_phi, H_free = region_weights(T, region[1], rep, sigma, alpha)
@@ -753,7 +753,7 @@ def with_sides(region, T, rep, sigma, alpha):
             region[9], region[10])
 
 
-@jit
+@jit_callee
 def _plane_products(W, ET):
     """G = W E^T, from the model's contiguous E^T (m, R sums over j in order, R side by side)."""
     m, d = W.shape
@@ -767,7 +767,7 @@ def _plane_products(W, ET):
     return G
 
 
-@jit
+@jit_callee
 def close_sliding_pair(pick, lam_pick, region, Cm, T, open_idx, sl_end, t, ev_t, ev_kind, ev_k, ev_r, n_ev):
     """End the sliding of pair ``pick`` (in the order of ``region``) at time t: the neuron leaves on the side its
     Filippov weight ``lam_pick`` points to, the episode is closed and an exit event recorded. Returns n_ev."""
