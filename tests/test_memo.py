@@ -74,16 +74,21 @@ def test_uncacheable_arguments_and_exceptions_are_not_stored():
         pure_memo(0)
 
 
-def test_pool_runs_an_erratums_two_claims_on_one_fixture_in_one_worker(tmp_path):
+def _run_shared_fixture(out, *options: str) -> list[dict]:
+    """The records of a quick run of tests/claimfiles/shared_fixture.py."""
     r = subprocess.run([sys.executable, "-m", "verify", "--no-builtin", "run",
-                        str(ROOT / "tests" / "claimfiles" / "shared_fixture.py"), "--out", str(tmp_path),
-                        "--profile", "quick", "--quiet", "--no-report", "--jobs", "2"],
+                        str(ROOT / "tests" / "claimfiles" / "shared_fixture.py"), "--out", str(out),
+                        "--profile", "quick", "--quiet", "--no-report", *options],
                        env={**__import__("os").environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
                        timeout=240)
     # (the exit status is not the point here: the toy amended claim declares no fidelity, so its summary line
     # is 'not as expected'; the records are)
     assert r.returncode in (0, 1), r.stderr
-    recs = [json.loads(x) for x in (tmp_path / "records.jsonl").read_text().splitlines()]
+    return [json.loads(x) for x in (out / "records.jsonl").read_text().splitlines()]
+
+
+def test_pool_runs_an_erratums_two_claims_on_one_fixture_in_one_worker(tmp_path):
+    recs = _run_shared_fixture(tmp_path, "--jobs", "2")
     res = {(x["claim"], x["seed"]): x for x in recs if x["type"] == "result" and x["fixture_kind"] == "random"}
     seeds = {s for c, s in res if c == "shared.norm"}
     assert len(seeds) == 6
@@ -99,13 +104,7 @@ def test_pool_runs_an_erratums_two_claims_on_one_fixture_in_one_worker(tmp_path)
 def test_in_process_runs_the_tasks_of_one_fixture_one_after_another(tmp_path):
     # in the order planned, all of shared.norm's tasks come before its amended claim's and the reading's: a memo of
     # a few entries would have lost the first by then (min2024.exp.fig5's readings recomputed its GD runs)
-    r = subprocess.run([sys.executable, "-m", "verify", "--no-builtin", "run",
-                        str(ROOT / "tests" / "claimfiles" / "shared_fixture.py"), "--out", str(tmp_path),
-                        "--profile", "quick", "--quiet", "--no-report", "--executor", "inprocess"],
-                       env={**__import__("os").environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
-                       timeout=240)
-    assert r.returncode in (0, 1), r.stderr
-    recs = [json.loads(x) for x in (tmp_path / "records.jsonl").read_text().splitlines()]
+    recs = _run_shared_fixture(tmp_path, "--executor", "inprocess")
     order = [(x["claim"], x["seed"], x["fixture_kind"], x["mutation"]) for x in recs if x["type"] == "result"]
     assert len(order) == len(set(order)) == 3 * 7  # three claims, 6 random seeds and a negative each
     firsts: list = []
