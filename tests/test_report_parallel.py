@@ -15,8 +15,9 @@ from verify import settings as S
 from verify.report import parallel, plots, report_html
 from verify.report.plots import MAX_FIXTURES_PER_PLOT, MAX_PLOTS_PER_CLAIM
 
-pytestmark = pytest.mark.skipif("fork" not in mp.get_all_start_methods(),
-                                reason="the spies and failures are set up in this process and forked")
+pytestmark = [pytest.mark.skipif("fork" not in mp.get_all_start_methods(),
+                                 reason="the spies and failures are set up in this process and forked"),
+              pytest.mark.timeout(300)]  # a pool that hangs fails its test instead of holding up the suite
 
 
 def curve(name: str, k: int, *, logy: bool = False) -> dict:
@@ -48,6 +49,13 @@ N_PLOTS = MAX_PLOTS_PER_CLAIM + 2 + 2  # the plots of records(): the first claim
 def page(jobs: int, recs: list[dict] | None = None) -> str:
     html = report_html(recs if recs is not None else records(), jobs=jobs)
     return re.sub(r"; rendered [^<]*\.</p>", "; rendered (time).</p>", html, count=1)  # the clock's, not the plots'
+
+
+@pytest.fixture
+def forked(monkeypatch) -> None:
+    """Workers forked, whatever other threads this process runs (a test suite's: parallel._context would spawn
+    them, and spawned workers do not inherit this test's monkeypatches)."""
+    monkeypatch.setattr(parallel, "_context", lambda: mp.get_context("fork"))
 
 
 @pytest.fixture
@@ -87,7 +95,7 @@ def test_a_pool_that_cannot_start_falls_back(monkeypatch, capsys):
     assert err.count("warning") == 1 and "OSError: no processes here" in err
 
 
-def test_a_worker_that_dies_falls_back(monkeypatch, capsys, drawn_here):
+def test_a_worker_that_dies_falls_back(monkeypatch, capsys, drawn_here, forked):
     serial = page(1)
     del drawn_here[:]
     me = os.getpid()
@@ -104,7 +112,7 @@ def test_a_worker_that_dies_falls_back(monkeypatch, capsys, drawn_here):
     assert len(drawn_here) == N_PLOTS  # every plot drawn here instead
 
 
-def test_a_plot_that_cannot_be_drawn_fails_as_it_does_alone(monkeypatch, capsys):
+def test_a_plot_that_cannot_be_drawn_fails_as_it_does_alone(monkeypatch, capsys, forked):
     real = plots.render_series
 
     def fragile(name, members):
