@@ -716,7 +716,9 @@ def ngd_run(W, a, X, y, lr, log_lr, q_ref, max_steps, every, Qs, alpha, kink, ki
             if wide:
                 for i in range(n):
                     qb[i] = Q[i, ln]
-            else:  # one element at a time, as stepped alone (large nets: products in BLAS)
+            else:  # one element at a time, as stepped alone (large nets: products in BLAS); lane_get written
+                # out, since the call is not inlined here: lane_get(...) measured 228 -> 255 ns an element-step at
+                # B = 1 and 2328 -> 2581 at B = 48, m, n, d = 8, 121, 2
                 for j in range(m):
                     for i in range(d):
                         Wb[j, i] = Ws[j, i, ln]
